@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/concepts.hpp
+/// What a policy must provide to plug into srs's generic code: memory models
+/// (sequence models run review by review, or models that fit themselves),
+/// splitters, metrics and optimizers, as C++20 concepts.
+///
+/// A **memory model** is a small policy class whose math is written once,
+/// templated on the scalar type T (double for prediction, core::Dual for
+/// training):
+///
+///     struct MyModel {
+///       static constexpr std::size_t num_params = 3;
+///       static constexpr std::string_view name = "My-Model";
+///       template <class T> struct State { T s; };
+///       std::array<double, 3> default_params() const;
+///       void clamp(std::span<double, 3> w) const;                     // project onto the legal box
+///       template <class T> State<T> init(std::span<const T, 3> w, data::Step first) const;
+///       template <class T> State<T> next(std::span<const T, 3> w, const State<T>& s, data::Step r) const;
+///       template <class T> T recall(std::span<const T, 3> w, const State<T>& s, double delta_t) const;
+///     };
+///
+/// Optional members, detected with `requires` by the trainer (optim/trainer.hpp):
+/// `training()` (hyper-parameters), `initialize(w, dataset, rows)` (a closed-form
+/// or 1-D fit before gradient training, e.g. FSRS's initial stability),
+/// `keep_for_training(item)`, `penalty(w, w0)` (a per-row regularizer),
+/// `frozen()` (parameters whose gradient is zeroed), `round_params(w)`.
+///
+/// A **fittable model** (AVG, and later models outside the shared training
+/// loop) instead provides `fit(dataset, train_rows) -> Params` and
+/// `predict(params, dataset, item) -> double`.
+#pragma once
+
+#include <array>        // std::array
+#include <concepts>     // std::same_as, std::convertible_to, std::floating_point
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <srs/core/dual.hpp>       // core::Dual, core::is_dual_v
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
+
+namespace srs {
+
+/// double, float, or a dual number over them.
+template <class T>
+concept Scalar = std::floating_point<T> || core::is_dual_v<T>;
+
+/// The math of a memory model, on scalar type T.
+template <class M, class T>
+concept MemoryModelOver =
+    Scalar<T> && requires(const M& m, std::span<const T, M::num_params> w,
+                          const typename M::template State<T>& s, data::Step step, double t) {
+      { m.init(w, step) } -> std::same_as<typename M::template State<T>>;     // state after the first review
+      { m.next(w, s, step) } -> std::same_as<typename M::template State<T>>;  // state after a later review
+      { m.recall(w, s, t) } -> std::same_as<T>;                               // P(recall) t days later
+    };
+
+/// A sequence model with a parameter vector, usable for prediction.
+template <class M>
+concept MemoryModel =
+    requires {
+      { M::num_params } -> std::convertible_to<std::size_t>;
+      { M::name } -> std::convertible_to<std::string_view>;
+    } &&
+    requires(const M& m, std::span<double, M::num_params> w) {
+      { m.default_params() } -> std::same_as<std::array<double, M::num_params>>;
+      { m.clamp(w) } -> std::same_as<void>;
+    } &&
+    MemoryModelOver<M, double>;
+
+/// A memory model whose gradient comes from forward-mode dual numbers (small N).
+template <class M>
+concept DualTrainable = MemoryModel<M> && MemoryModelOver<M, core::Dual<double, M::num_params>>;
+
+/// A model outside the shared training loop: it fits itself on the training
+/// rows of a fold and predicts each test row (AVG).
+template <class M>
+concept FittableModel = requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
+                                 const typename M::Params& p, const data::Item& item) {
+  { M::name } -> std::convertible_to<std::string_view>;
+  { m.fit(d, rows) } -> std::same_as<typename M::Params>;
+  { m.predict(p, d, item) } -> std::convertible_to<double>;
+};
+
+/// Anything the evaluator can run.
+template <class M>
+concept Model = MemoryModel<M> || FittableModel<M>;
+
+/// One fold: indices (into Dataset::items) to train on and to test on.
+struct Fold {
+  std::vector<std::size_t> train;
+  std::vector<std::size_t> test;
+};
+
+/// Splits a user's dataset into folds.
+template <class S>
+concept Splitter = requires(const S& s, const data::Dataset& d, std::size_t k) {
+  { s.num_folds(d) } -> std::convertible_to<std::size_t>;
+  { s.fold(d, k) } -> std::same_as<Fold>;
+};
+
+/// One pooled test prediction, with what the metrics need to know of its row.
+struct Prediction {
+  double p = 0;               ///< predicted probability of recall
+  int y = 0;                  ///< 1 = recalled
+  std::int32_t elapsed_days = 0;
+  std::int32_t i = 0;
+  std::int32_t lapses = 0;
+};
+
+/// A streaming metric over pooled predictions. value() is empty when the
+/// metric is undefined (AUC with a single class, anything with no data).
+template <class M>
+concept Metric = std::default_initializable<M> && requires(M& m, const M& cm, const Prediction& p) {
+  m.add(p);
+  { cm.value() } -> std::same_as<std::optional<double>>;
+  { M::name } -> std::convertible_to<std::string_view>;
+};
+
+/// A first-order optimizer: hyper-parameters in O, per-run state in O::State<N>.
+template <class O>
+concept Optimizer = requires(const O& o, typename O::template State<4>& st, std::span<double, 4> w,
+                             std::span<const double, 4> g, double lr) {
+  { o.template init<4>() } -> std::same_as<typename O::template State<4>>;
+  { o.step(st, w, g, lr) } -> std::same_as<void>;
+};
+
+}  // namespace srs

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/core/error.hpp
+/// The exceptions srs throws. Every error about user input names the file, the
+/// 1-based line and the column (field) it concerns, so a bad row in a
+/// 10,000-user run can be found and fixed.
+#pragma once
+
+#include <cstddef>    // std::size_t
+#include <stdexcept>  // std::runtime_error
+#include <string>     // std::string
+
+namespace srs {
+
+/// Base class of every srs exception.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Malformed or inconsistent input data. what() reads
+/// "<file>:<line>: column '<column>': <message>" (line 0 = the whole file,
+/// an empty column = the whole line).
+class InputError : public Error {
+ public:
+  InputError(std::string file, std::size_t line, std::string column, std::string message)
+      : Error(format(file, line, column, message)),
+        file_(std::move(file)),
+        line_(line),
+        column_(std::move(column)),
+        message_(std::move(message)) {}
+
+  const std::string& file() const noexcept { return file_; }
+  std::size_t line() const noexcept { return line_; }
+  const std::string& column() const noexcept { return column_; }
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  static std::string format(const std::string& file, std::size_t line, const std::string& column,
+                            const std::string& message) {
+    std::string s = file.empty() ? std::string("<input>") : file;
+    if (line > 0) s += ":" + std::to_string(line);
+    s += ": ";
+    if (!column.empty()) s += "column '" + column + "': ";
+    return s + message;
+  }
+  std::string file_;
+  std::size_t line_;
+  std::string column_;
+  std::string message_;
+};
+
+/// A user whose data yields too few evaluation rows (fewer than 6 after the
+/// preprocessing of pipeline.md §2, or nothing left after the outlier filter).
+/// The reference benchmark skips such users; so does srs-bench.
+class NotEnoughData : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A training set a model cannot learn from (empty, every history longer than
+/// the limit, no first-long-term reviews for the S0 fit). The trainer answers it
+/// by falling back to the model's default parameters for that fold, as the
+/// reference does.
+class InadequateData : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Bad arguments given to an srs API or to srs-bench.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace srs

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// Built against an *installed* srs by package.find_package_consumer.
+#include <srs/srs.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+int main() {
+  // Recall after 3 days of a card with stability 5 under the default FSRS-6 curve.
+  const srs::models::Fsrs6 model;
+  const auto w = model.default_params();
+  const double r = srs::models::Fsrs6::forgetting_curve(3.0, 5.0, w[20]);
+  std::printf("R(3, 5) = %.7f\n", r);
+  return std::abs(r - 0.9392) < 0.01 ? 0 : 1;
+}

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# cmake -P script: install srs from SRS_BUILD_DIR into a scratch prefix, then
+# configure, build and run tests/consumer against it.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+run("${CMAKE_COMMAND}" --install "${SRS_BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+run("${CMAKE_COMMAND}" -S "${SRS_SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/build"
+    "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
+    -DCMAKE_BUILD_TYPE=Release)
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/consumer")
