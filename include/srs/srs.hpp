@@ -1,12 +1,32 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/srs.hpp
-/// Umbrella header: everything in srs.
+/// Umbrella header: everything in srs. Per-area headers can be included on
+/// their own (e.g. <srs/models/fsrs.hpp>) for faster builds.
 #pragma once
 
 #include <srs/version.hpp>
 #include <srs/concepts.hpp>
+
 #include <srs/core/dual.hpp>
 #include <srs/core/error.hpp>
+#include <srs/core/replay.hpp>
+
+#include <srs/data/csv.hpp>
 #include <srs/data/dataset.hpp>
+#include <srs/data/discover.hpp>
+#include <srs/data/preprocess.hpp>
 #include <srs/data/revlog.hpp>
+#include <srs/data/synthetic.hpp>
+
+#include <srs/models/avg.hpp>
 #include <srs/models/fsrs.hpp>
+
+#include <srs/optim/adam.hpp>
+#include <srs/optim/schedule.hpp>
+#include <srs/optim/settings.hpp>
+#include <srs/optim/trainer.hpp>
+
+#include <srs/eval/evaluator.hpp>
+#include <srs/eval/metrics.hpp>
+#include <srs/eval/report.hpp>
+#include <srs/eval/split.hpp>

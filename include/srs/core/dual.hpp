@@ -81,7 +81,7 @@ struct Dual {
   // (a + u ε)/(b + v ε) = a/b + (u - (a/b) v)/b ε
   constexpr Dual& operator/=(const Dual& o) {
     const T inv = T(1) / o.val;
-    const T q = val * inv;
+    const T q = val / o.val;  // the value rounds exactly like scalar division
     for (std::size_t i = 0; i < N; ++i) grad[i] = (grad[i] - q * o.grad[i]) * inv;
     val = q;
     return *this;
@@ -93,7 +93,12 @@ struct Dual {
     for (auto& g : grad) g *= s;
     return *this;
   }
-  constexpr Dual& operator/=(T s) { return *this *= (T(1) / s); }
+  constexpr Dual& operator/=(T s) {
+    const T inv = T(1) / s;
+    val /= s;  // the value rounds exactly like scalar division
+    for (auto& g : grad) g *= inv;
+    return *this;
+  }
 };
 
 // --- traits -----------------------------------------------------------------
@@ -101,6 +106,13 @@ template <class X> struct is_dual : std::false_type {};
 template <class T, std::size_t N> struct is_dual<Dual<T, N>> : std::true_type {};
 /// True for `Dual<T, N>`.
 template <class X> inline constexpr bool is_dual_v = is_dual<X>::value;
+
+/// The underlying floating-point type: T for T and for Dual<T, N>. Model code
+/// writes its literals as `V(0.5)` with `using V = core::value_t<T>;` so that one
+/// source serves float, double and duals over either without mixed precision.
+template <class X> struct value_type { using type = X; };
+template <class T, std::size_t N> struct value_type<Dual<T, N>> { using type = T; };
+template <class X> using value_t = typename value_type<X>::type;
 
 /// The plain value of a scalar or a dual.
 template <class T> constexpr T value_of(T x) requires std::is_floating_point_v<T> { return x; }
@@ -207,23 +219,25 @@ template <class T, std::size_t N> Dual<T, N> sqrt(const Dual<T, N>& x) {
   const T s = std::sqrt(x.val);
   return detail::chain(x, s, T(0.5) / s);
 }
-// (a + u ε)^s = a^s + s a^(s-1) u ε    (s constant)
+// (a + u ε)^s = a^s + s a^(s-1) u ε    (s constant; 0 when s = 0, as PyTorch)
 template <class T, std::size_t N> Dual<T, N> pow(const Dual<T, N>& x, T s) {
   const T p = std::pow(x.val, s);
+  if (s == T(0)) return Dual<T, N>(p);
   // s·a^(s-1) written as s·p/a when a != 0 (one pow instead of two).
   const T dp = x.val != T(0) ? s * p / x.val : (s == T(1) ? T(1) : s * std::pow(x.val, s - T(1)));
   return detail::chain(x, p, dp);
 }
-// s^(b + v ε) = s^b + s^b log(s) v ε    (s constant; log(s) taken as 0 when s^b = 0)
+// s^(b + v ε) = s^b + s^b log(s) v ε    (s constant; 0 when s = 0 and b >= 0, as PyTorch)
 template <class T, std::size_t N> Dual<T, N> pow(T s, const Dual<T, N>& y) {
   const T p = std::pow(s, y.val);
-  return detail::chain(y, p, p == T(0) ? T(0) : p * std::log(s));
+  return detail::chain(y, p, (s == T(0) && y.val >= T(0)) || p == T(0) ? T(0) : p * std::log(s));
 }
 // (a + u ε)^(b + v ε) = a^b + (b a^(b-1) u + a^b log(a) v) ε
+// (PyTorch's masks: no u-term when b = 0, no v-term when a = 0 and b >= 0)
 template <class T, std::size_t N> Dual<T, N> pow(const Dual<T, N>& x, const Dual<T, N>& y) {
   const T p = std::pow(x.val, y.val);
-  const T dx = x.val != T(0) ? y.val * p / x.val : y.val * std::pow(x.val, y.val - T(1));
-  const T dy = p == T(0) ? T(0) : p * std::log(x.val);
+  const T dx = y.val == T(0) ? T(0) : (x.val != T(0) ? y.val * p / x.val : y.val * std::pow(x.val, y.val - T(1)));
+  const T dy = (x.val == T(0) && y.val >= T(0)) || p == T(0) ? T(0) : p * std::log(x.val);
   return detail::combine(p, dx, x, dy, y);
 }
 // sin(a + u ε) = sin(a) + cos(a) u ε

@@ -35,13 +35,14 @@ class InputError : public Error {
   const std::string& message() const noexcept { return message_; }
 
  private:
+  // Built with append(): GCC 12 warns falsely (-Wrestrict) on "literal" + std::string at -O2.
   static std::string format(const std::string& file, std::size_t line, const std::string& column,
                             const std::string& message) {
     std::string s = file.empty() ? std::string("<input>") : file;
-    if (line > 0) s += ":" + std::to_string(line);
-    s += ": ";
-    if (!column.empty()) s += "column '" + column + "': ";
-    return s + message;
+    if (line > 0) s.append(":").append(std::to_string(line));
+    s.append(": ");
+    if (!column.empty()) s.append("column '").append(column).append("': ");
+    return s.append(message);
   }
   std::string file_;
   std::size_t line_;

@@ -241,58 +241,61 @@ struct Fsrs6 {
   }
 
   /// R(t, S) = (1 + F t / S)^(-d), F = 0.9^(-1/d) - 1.
-  template <class S, class D>
-  static auto forgetting_curve(double t, const S& s, const D& decay) {
+  template <class T>
+  static T forgetting_curve(double t, const T& s, const T& decay) {
     using std::pow;
-    const auto factor = pow(0.9, -1.0 / decay) - 1.0;
-    return pow(1.0 + factor * t / s, -decay);
+    using V = core::value_t<T>;
+    const T factor = pow(V(0.9), V(-1) / decay) - V(1);
+    return pow(V(1) + factor * V(t) / s, -decay);
   }
 
   /// D0(g) = w4 - exp(w5 (g - 1)) + 1 (unclamped).
   template <class T>
-  static T init_difficulty(std::span<const T, 21> w, double g) {
+  static T init_difficulty(std::span<const T, 21> w, int g) {
     using std::exp;
-    return w[4] - exp(w[5] * (g - 1.0)) + 1.0;
+    using V = core::value_t<T>;
+    return w[4] - exp(w[5] * V(g - 1)) + V(1);
   }
 
   template <class T>
   State<T> init(std::span<const T, 21> w, data::Step first) const {
     using core::clamp;
-    const double g = first.rating;
+    using V = core::value_t<T>;
     const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
-    return {clamp(T(w[k]), s_min, s_max), clamp(init_difficulty(w, g), 1.0, 10.0)};
+    return {clamp(w[k], V(s_min), V(s_max)), clamp(init_difficulty(w, first.rating), V(1), V(10))};
   }
 
   template <class T>
   State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
     using core::clamp;
-    using core::max;
     using core::min;
     using std::exp;
     using std::pow;
-    const double g = step.rating;
+    using V = core::value_t<T>;
+    const int g = step.rating;
     T s_new;
     if (step.t < 1.0) {
       // Same-day review.
-      T sinc = exp(w[17] * (g - 3.0 + w[18])) * pow(st.s, -w[19]);
-      if (step.rating >= same_day_floor_rating) sinc = clamp(sinc, 1.0, std::numeric_limits<double>::infinity());
+      T sinc = exp(w[17] * (V(g - 3) + w[18])) * pow(st.s, -w[19]);
+      if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
       s_new = st.s * sinc;
     } else {
       const T r = forgetting_curve(step.t, st.s, w[20]);
-      if (step.rating > 1) {
-        T factor = exp(w[8]) * (11.0 - st.d) * pow(st.s, -w[9]) * (exp((1.0 - r) * w[10]) - 1.0);
-        if (step.rating == 2) factor = factor * w[15];
-        if (step.rating == 4) factor = factor * w[16];
-        s_new = st.s * (1.0 + factor);
+      if (g > 1) {
+        T factor = exp(w[8]) * (V(11) - st.d) * pow(st.s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
+        if (g == 2) factor = factor * w[15];
+        if (g == 4) factor = factor * w[16];
+        s_new = st.s * (V(1) + factor);
       } else {
-        const T forget = w[11] * pow(st.d, -w[12]) * (pow(st.s + 1.0, w[13]) - 1.0) * exp((1.0 - r) * w[14]);
+        const T forget =
+            w[11] * pow(st.d, -w[12]) * (pow(st.s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
         s_new = min(forget, st.s / exp(w[17] * w[18]));
       }
     }
-    const T delta_d = -w[6] * (g - 3.0);
-    const T d_damped = st.d + delta_d * (10.0 - st.d) / 9.0;
-    const T d_new = w[7] * init_difficulty(w, 4.0) + (1.0 - w[7]) * d_damped;
-    return {clamp(s_new, s_min, s_max), clamp(d_new, 1.0, 10.0)};
+    const T delta_d = -w[6] * V(g - 3);
+    const T d_damped = st.d + delta_d * (V(10) - st.d) / V(9);
+    const T d_new = w[7] * init_difficulty(w, 4) + (V(1) - w[7]) * d_damped;
+    return {clamp(s_new, V(s_min), V(s_max)), clamp(d_new, V(1), V(10))};
   }
 
   template <class T>
@@ -306,12 +309,13 @@ struct Fsrs6 {
   /// γ Σ ((w - w0)/σ)²: the per-row L2 penalty toward the post-S0 vector w0.
   template <class T>
   T penalty(std::span<const T, 21> w, std::span<const double, 21> w0) const {
-    T sum(0.0);
+    using V = core::value_t<T>;
+    T sum(V(0));
     for (std::size_t k = 0; k < 21; ++k) {
-      const T z = (w[k] - w0[k]) / stddev[k];
+      const T z = (w[k] - V(w0[k])) / V(stddev[k]);
       sum += z * z;
     }
-    return sum * gamma;
+    return sum * V(gamma);
   }
 
   /// The initial-stability fit: sets w0..w3 from the training rows with i == 2.
@@ -329,6 +333,6 @@ struct Fsrs6 {
   }
 };
 
-static_assert(DualTrainable<Fsrs6>);
+static_assert(DualTrainable<Fsrs6> && MemoryModelOver<Fsrs6, float>);
 
 }  // namespace srs::models

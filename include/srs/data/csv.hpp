@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/data/csv.hpp
+/// Reader for one user's revlogs table stored as CSV, in the column layout of
+/// the anki-revlogs-10k dataset (pipeline.md §1.1):
+///
+///   card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds
+///   0,0,4,0,60000,-1,-1
+///   0,3,3,2,8000,3,259321
+///
+/// The header names the columns, in any order; an optional `user_id` column
+/// (the dataset's partition column) is accepted and ignored. Every other line
+/// is one review, in chronological order. All fields are integers. A UTF-8 BOM,
+/// CRLF line ends, a missing final newline and blank lines at the very end of
+/// the file are accepted; everything else that is off is an error.
+///
+/// The reader validates what the rest of the pipeline relies on, so that a bad
+/// file fails here with its line and column instead of producing wrong numbers
+/// later:
+///   - value ranges: rating 0..4 (0 = manual entry, kept here and dropped by
+///     preprocessing), state 0..4, duration >= 0, day_offset >= 0,
+///     elapsed_days >= -1, elapsed_seconds >= -1;
+///   - chronological order: day_offset never decreases from one row to the next;
+///   - per card: its first row has elapsed_days = elapsed_seconds = -1; each later
+///     row has elapsed_days = day_offset - (day_offset of the card's previous row)
+///     and elapsed_seconds >= 0. This holds for every dataset the builder makes,
+///     and also catches most duplicated rows.
+///
+/// Every problem throws srs::InputError(file, line, column, message); nothing is
+/// skipped silently. Parsing is a single pass over the text with
+/// std::from_chars and no allocation per field, so a file of millions of rows
+/// reads in well under a second.
+#pragma once
+
+#include <algorithm>      // std::count
+#include <array>          // std::array
+#include <cerrno>         // errno
+#include <charconv>       // std::from_chars
+#include <concepts>       // std::integral
+#include <cstddef>        // std::size_t, std::ptrdiff_t
+#include <cstdint>        // std::int32_t, std::int64_t, std::uint64_t
+#include <cstring>        // std::memchr
+#include <filesystem>     // std::filesystem::path, status, file_size
+#include <fstream>        // std::ifstream
+#include <ios>            // std::ios::binary, std::streamsize
+#include <limits>         // std::numeric_limits
+#include <string>         // std::string, std::to_string
+#include <string_view>    // std::string_view
+#include <system_error>   // std::errc, std::error_code, std::generic_category
+#include <unordered_map>  // std::unordered_map
+#include <utility>        // std::move
+#include <vector>         // std::vector
+
+#include <srs/core/error.hpp>     // srs::InputError
+#include <srs/data/discover.hpp>  // data::user_from_path
+#include <srs/data/revlog.hpp>    // data::Revlog, data::RevlogRow
+
+namespace srs::data {
+
+namespace detail {
+
+/// The required columns of a revlogs table. A column's index here is its "slot".
+inline constexpr std::array<std::string_view, 7> revlog_csv_columns = {
+    "card_id", "day_offset", "rating", "state", "duration", "elapsed_days", "elapsed_seconds"};
+
+/// The optional partition column, accepted and ignored.
+inline constexpr std::string_view revlog_csv_ignored_column = "user_id";
+
+/// What the values of each required column mean, for range errors.
+inline constexpr std::array<std::string_view, 7> revlog_csv_meanings = {
+    "",
+    " (days since the user's first review day)",
+    " (0 manual entry, 1 Again, 2 Hard, 3 Good, 4 Easy)",
+    " (0 New, 1 Learning, 2 Review, 3 Relearning, 4 Filtered)",
+    " (answer time in ms)",
+    " (-1 on a card's first row)",
+    " (-1 on a card's first row)"};
+
+/// Slot of the ignored column (one past the required ones).
+inline constexpr std::size_t revlog_csv_ignored_slot = revlog_csv_columns.size();
+
+/// The expected header, spelled out for error messages.
+inline std::string revlog_csv_expected_columns() {
+  std::string s = "expected the columns ";
+  for (std::size_t k = 0; k < revlog_csv_columns.size(); ++k) {
+    if (k > 0) s += ", ";
+    s += revlog_csv_columns[k];
+  }
+  s += " in any order, plus an optional ";
+  s += revlog_csv_ignored_column;
+  s += " column that is ignored";
+  return s;
+}
+
+inline void csv_append(std::string& s, std::string_view v) { s += v; }
+template <std::integral I>
+inline void csv_append(std::string& s, I v) {
+  s += std::to_string(v);
+}
+
+/// Concatenates strings and integers into an error message.
+template <class... Parts>
+inline std::string csv_message(const Parts&... parts) {
+  std::string s;
+  (csv_append(s, parts), ...);
+  return s;
+}
+
+/// `text` in single quotes for a message, cut to a readable length.
+inline std::string csv_quote(std::string_view text) {
+  constexpr std::size_t max_shown = 40;
+  std::string s = "'";
+  if (text.size() > max_shown) {
+    s += text.substr(0, max_shown);
+    s += "...";
+  } else {
+    s += text;
+  }
+  return s + "'";
+}
+
+/// What the reader remembers of a card: its previous row's day and line.
+struct CsvCardLast {
+  std::int32_t day_offset = 0;
+  std::size_t line = 0;  ///< 0 = the card has not appeared yet
+};
+
+/// One pass over the CSV text. The line cursor, the header's column slots and
+/// the per-card memory live here; parse() fills the Revlog.
+class RevlogCsvParser {
+ public:
+  RevlogCsvParser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  Revlog parse(const std::string& user) {
+    Revlog out;
+    out.user = user;
+    out.source = source_;
+
+    constexpr std::string_view bom = "\xEF\xBB\xBF";
+    if (text_.substr(0, bom.size()) == bom) pos_ = bom.size();
+    if (only_blank_lines_from(pos_))
+      throw InputError(source_, 0, "", "empty file: expected a header line and reviews");
+
+    std::string_view line;
+    next_line(line);
+    read_header(line);
+
+    // One row per remaining line end (+1 for a last line without one).
+    out.rows.reserve(static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                                                         text_.end(), '\n')) + 1);
+    // Card ids are usually 0..n-1: a vector indexed by id serves those, a hash map any others.
+    // A row takes at least 16 bytes, so ids below size/8 cost at most twice the text's size.
+    dense_limit_ = text_.size() / 8 + 1;
+
+    while (next_line(line)) {
+      if (line.empty()) {
+        if (only_blank_lines_from(pos_)) break;  // blank lines at the very end carry nothing
+        fail("", "empty line in the middle of the file; remove it (every line must hold one review)");
+      }
+      RevlogRow row = read_row(line);
+      check_order(row, out);
+      check_card(row);
+      out.rows.push_back(row);
+    }
+    if (out.rows.empty())
+      throw InputError(source_, 0, "",
+                       "no reviews: the file has a header but no rows (a user needs at least one review)");
+    return out;
+  }
+
+ private:
+  /// Advances to the next line (without its "\n" or "\r\n"); false at the end of the text.
+  bool next_line(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const char* begin = text_.data() + pos_;
+    const std::size_t left = text_.size() - pos_;
+    const void* nl = std::memchr(begin, '\n', left);
+    std::size_t len = 0;
+    if (nl != nullptr) {
+      len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+      pos_ += len + 1;
+      terminated_ = true;
+    } else {
+      len = left;
+      pos_ = text_.size();
+      terminated_ = false;
+    }
+    if (len > 0 && begin[len - 1] == '\r') --len;
+    line = std::string_view(begin, len);
+    ++line_no_;
+    return true;
+  }
+
+  /// True if the text from `from` on is empty or holds only line ends.
+  bool only_blank_lines_from(std::size_t from) const {
+    for (std::size_t i = from; i < text_.size(); ++i) {
+      if (text_[i] != '\n' && text_[i] != '\r') return false;
+    }
+    return true;
+  }
+
+  [[noreturn]] void fail(std::string_view column, std::string message) const {
+    throw InputError(source_, line_no_, std::string(column), std::move(message));
+  }
+
+  /// A bad field; a wrong field count on its line is reported first, as the likelier cause.
+  [[noreturn]] void fail_field(std::string_view column, std::string message) const {
+    if (field_count(row_text_) != slots_.size()) fail_field_count(row_text_);
+    fail(column, std::move(message));
+  }
+
+  /// A hint for structural errors on a last line that has no line end.
+  std::string truncation_hint() const {
+    return terminated_ ? std::string()
+                       : std::string("; this is the last line and it has no line end, so the file looks truncated");
+  }
+
+  void read_header(std::string_view line) {
+    if (line.empty())
+      fail("", "the first line must be the header, but it is empty; " + revlog_csv_expected_columns());
+    std::array<bool, revlog_csv_columns.size() + 1> seen{};
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = line.find(',', start);
+      const std::string_view name = line.substr(start, comma == std::string_view::npos ? line.npos : comma - start);
+      std::size_t slot = 0;
+      while (slot < revlog_csv_columns.size() && revlog_csv_columns[slot] != name) ++slot;
+      if (slot == revlog_csv_columns.size() && name != revlog_csv_ignored_column) {
+        if (name.empty())
+          fail("", csv_message("empty column name (header field ", slots_.size() + 1, "); ",
+                               revlog_csv_expected_columns()));
+        fail(name, csv_message("unknown column ", csv_quote(name), "; ", revlog_csv_expected_columns()));
+      }
+      if (seen[slot])
+        fail(name, csv_message("duplicate column ", csv_quote(name), "; ", revlog_csv_expected_columns()));
+      seen[slot] = true;
+      slots_.push_back(slot);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    for (std::size_t slot = 0; slot < revlog_csv_columns.size(); ++slot) {
+      if (!seen[slot])
+        fail(revlog_csv_columns[slot], csv_message("missing column ", csv_quote(revlog_csv_columns[slot]), "; ",
+                                                   revlog_csv_expected_columns()));
+    }
+  }
+
+  /// Number of comma-separated fields in `line`.
+  static std::size_t field_count(std::string_view line) {
+    return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+  }
+
+  [[noreturn]] void fail_field_count(std::string_view line) const {
+    fail("", csv_message(field_count(line), " fields, expected ", slots_.size(), " (one per header column)",
+                         truncation_hint()));
+  }
+
+  /// Parses one integer field of column `slot`, checking it lies in [lo, hi].
+  template <class Int>
+  Int parse_field(std::string_view field, std::size_t slot, Int lo, Int hi) const {
+    const std::string_view column = revlog_csv_columns[slot];
+    if (field.empty()) fail_field(column, "empty field; expected an integer" + truncation_hint());
+    Int value{};
+    const char* end = field.data() + field.size();
+    const auto [ptr, ec] = std::from_chars(field.data(), end, value);
+    if (ec == std::errc::result_out_of_range)
+      fail_field(column, csv_message("integer ", csv_quote(field), " is out of range (",
+                                     std::numeric_limits<Int>::min(), " to ", std::numeric_limits<Int>::max(), ")"));
+    if (ec != std::errc{} || ptr != end)
+      fail_field(column, csv_message(csv_quote(field), " is not an integer", truncation_hint()));
+    if (value < lo || value > hi) {
+      if (hi == std::numeric_limits<Int>::max())
+        fail_field(column, csv_message(column, " ", value, " is out of range: it must be at least ", lo,
+                                       revlog_csv_meanings[slot]));
+      fail_field(column, csv_message(column, " ", value, " is out of range: it must be from ", lo, " to ", hi,
+                                     revlog_csv_meanings[slot]));
+    }
+    return value;
+  }
+
+  RevlogRow read_row(std::string_view line) {
+    row_text_ = line;
+    constexpr std::int32_t int32_max = std::numeric_limits<std::int32_t>::max();
+    constexpr std::int64_t int64_min = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+    RevlogRow row;
+    const char* p = line.data();
+    const char* const end = line.data() + line.size();
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      if (k > 0) {
+        if (p == end) fail_field_count(line);
+        ++p;  // the comma
+      }
+      const char* q = p;
+      while (q != end && *q != ',') ++q;
+      const std::string_view field(p, static_cast<std::size_t>(q - p));
+      p = q;
+      switch (slots_[k]) {
+        case 0: row.card_id = parse_field<std::int64_t>(field, 0, int64_min, int64_max); break;
+        case 1: row.day_offset = parse_field<std::int32_t>(field, 1, 0, int32_max); break;
+        case 2: row.rating = parse_field<std::int32_t>(field, 2, 0, 4); break;
+        case 3: row.state = parse_field<std::int32_t>(field, 3, 0, 4); break;
+        case 4: row.duration = parse_field<std::int32_t>(field, 4, 0, int32_max); break;
+        case 5: row.elapsed_days = parse_field<std::int32_t>(field, 5, -1, int32_max); break;
+        case 6: row.elapsed_seconds = parse_field<std::int64_t>(field, 6, -1, int64_max); break;
+        default: break;  // user_id: ignored
+      }
+    }
+    if (p != end) fail_field_count(line);
+    return row;
+  }
+
+  /// day_offset must not decrease from one row to the next.
+  void check_order(const RevlogRow& row, const Revlog& out) const {
+    if (out.rows.empty() || row.day_offset >= out.rows.back().day_offset) return;
+    fail("day_offset", csv_message("day_offset ", row.day_offset, " is smaller than day_offset ",
+                                   out.rows.back().day_offset, " on line ", line_no_ - 1,
+                                   ": rows must be in chronological order"));
+  }
+
+  CsvCardLast& card_last(std::int64_t card_id) {
+    if (card_id >= 0 && static_cast<std::uint64_t>(card_id) < dense_limit_) {
+      const auto index = static_cast<std::size_t>(card_id);
+      if (index >= dense_.size()) dense_.resize(index + 1);
+      return dense_[index];
+    }
+    return sparse_[card_id];
+  }
+
+  /// The elapsed values must agree with the card's previous row.
+  void check_card(const RevlogRow& row) {
+    CsvCardLast& last = card_last(row.card_id);
+    if (last.line == 0) {
+      if (row.elapsed_days != -1)
+        fail("elapsed_days", csv_message("elapsed_days ", row.elapsed_days, " on the first row of card ", row.card_id,
+                                         "; a card's first row must have elapsed_days -1"));
+      if (row.elapsed_seconds != -1)
+        fail("elapsed_seconds", csv_message("elapsed_seconds ", row.elapsed_seconds, " on the first row of card ",
+                                            row.card_id, "; a card's first row must have elapsed_seconds -1"));
+    } else {
+      const std::int64_t expected = std::int64_t{row.day_offset} - last.day_offset;
+      if (row.elapsed_days != expected)
+        fail("elapsed_days",
+             csv_message("elapsed_days ", row.elapsed_days, " does not match: card ", row.card_id,
+                         " was last reviewed on line ", last.line, " at day_offset ", last.day_offset,
+                         ", so elapsed_days must be ", row.day_offset, " - ", last.day_offset, " = ", expected,
+                         row.elapsed_days == -1 ? " (a repeated first row of the card?)" : ""));
+      if (row.elapsed_seconds < 0)
+        fail("elapsed_seconds", csv_message("elapsed_seconds ", row.elapsed_seconds, " but card ", row.card_id,
+                                            " was already reviewed on line ", last.line,
+                                            "; only a card's first row may have -1"));
+    }
+    last.day_offset = row.day_offset;
+    last.line = line_no_;
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::size_t pos_ = 0;         ///< offset of the next line in text_
+  std::size_t line_no_ = 0;     ///< 1-based number of the current line
+  bool terminated_ = true;      ///< the current line ends with a line end
+  std::string_view row_text_;   ///< the row being read
+  std::vector<std::size_t> slots_;  ///< per header field: its slot in revlog_csv_columns (or the ignored slot)
+  std::size_t dense_limit_ = 0;
+  std::vector<CsvCardLast> dense_;                          ///< cards 0 <= id < dense_limit_
+  std::unordered_map<std::int64_t, CsvCardLast> sparse_;    ///< any other card ids
+};
+
+/// The whole content of `file`; InputError (line 0, with the OS reason) if it cannot be read.
+inline std::string read_whole_file(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (ec) throw InputError(name, 0, "", "cannot read the file: " + ec.message());
+  if (std::filesystem::is_directory(status))
+    throw InputError(name, 0, "", "cannot read the file: it is a directory, expected a CSV file");
+  errno = 0;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    const std::string reason = err != 0 ? std::generic_category().message(err) : std::string("unknown reason");
+    throw InputError(name, 0, "", "cannot open the file: " + reason);
+  }
+  std::string data;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (!ec && size > 0) {
+    data.resize(static_cast<std::size_t>(size));
+    in.read(data.data(), static_cast<std::streamsize>(data.size()));
+    data.resize(static_cast<std::size_t>(in.gcount()));
+  }
+  // The rest, if the size was unknown or the file grew.
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) data.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) {
+    const int err = errno;
+    const std::string reason = err != 0 ? std::generic_category().message(err) : std::string("I/O error");
+    throw InputError(name, 0, "", "error while reading the file: " + reason);
+  }
+  return data;
+}
+
+}  // namespace detail
+
+/// Parses one user's revlogs table from CSV text.
+///
+/// @param text    the whole CSV: a header line, then one review per line in chronological order
+/// @param source  names the input in error messages (usually the file path)
+/// @param user    stored as Revlog::user
+/// @throws srs::InputError naming the line and column of the first problem
+inline Revlog parse_revlog_csv(std::string_view text, const std::string& source, const std::string& user) {
+  return detail::RevlogCsvParser(text, source).parse(user);
+}
+
+/// Reads one user's revlogs CSV file (the whole file at once) and parses it
+/// with parse_revlog_csv().
+///
+/// @param file  the CSV file
+/// @param user  user id to store; empty = derived from the path with user_from_path()
+///              (`alice.csv` -> alice, `alice/revlogs.csv` -> alice, `user_id=7/data.csv` -> 7)
+/// @throws srs::InputError (line 0) if the file cannot be read, or for any problem in its content
+inline Revlog read_revlog_csv(const std::filesystem::path& file, std::string user = {}) {
+  if (user.empty()) user = user_from_path(file);
+  const std::string text = detail::read_whole_file(file);
+  return parse_revlog_csv(text, file.string(), user);
+}
+
+}  // namespace srs::data
+
+// ---------------------------------------------------------------------------
+// Writer
+// ---------------------------------------------------------------------------
+
+namespace srs::data {
+
+/// One user's revlogs table as CSV text in the layout the reader expects: the
+/// header `card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds`,
+/// then one line per row in `log.rows` order, every line ended by "\n".
+/// parse_revlog_csv() reads the text back to the same rows (if they are valid).
+inline std::string format_revlog_csv(const Revlog& log) {
+  std::string out;
+  out.reserve(64 + log.rows.size() * 32);
+  for (std::size_t k = 0; k < detail::revlog_csv_columns.size(); ++k) {
+    if (k > 0) out += ',';
+    out += detail::revlog_csv_columns[k];
+  }
+  out += '\n';
+  char buf[24];  // an int64 with its sign fits in 20 characters
+  auto put = [&](auto value, char end) {
+    const auto res = std::to_chars(buf, buf + sizeof buf, value);
+    out.append(buf, res.ptr);
+    out += end;
+  };
+  for (const RevlogRow& r : log.rows) {
+    put(r.card_id, ',');
+    put(r.day_offset, ',');
+    put(r.rating, ',');
+    put(r.state, ',');
+    put(r.duration, ',');
+    put(r.elapsed_days, ',');
+    put(r.elapsed_seconds, '\n');
+  }
+  return out;
+}
+
+/// Writes format_revlog_csv(log) to `file`, replacing any existing file.
+/// @throws srs::InputError (line 0, with the OS reason) if the file cannot be
+///         created or written
+inline void write_revlog_csv(const std::filesystem::path& file, const Revlog& log) {
+  const std::string text = format_revlog_csv(log);
+  const std::string name = file.string();
+  auto reason = [](int err, const char* fallback) {
+    return err != 0 ? std::generic_category().message(err) : std::string(fallback);
+  };
+  errno = 0;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    const int err = errno;
+    throw InputError(name, 0, "", "cannot create the file: " + reason(err, "unknown reason"));
+  }
+  errno = 0;
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) {
+    const int err = errno;
+    throw InputError(name, 0, "", "error while writing the file: " + reason(err, "I/O error"));
+  }
+}
+
+}  // namespace srs::data

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/data/discover.hpp
+/// Finding the users of a data set on disk, and naming a user after its file.
+///
+/// A data path is either one CSV file (one user) or a directory holding any mix of
+///
+///   <user>.csv                       a flat folder of per-user files
+///   <user>/revlogs.csv               one folder per user (cards.csv etc. may sit beside it)
+///   revlogs/user_id=<user>/data.csv  the anki-revlogs-10k partition layout, as CSV
+///
+/// A directory that itself holds `revlogs.csv` is one user's folder: that user
+/// (named after the folder), and its other files (cards.csv, decks.csv, an
+/// Anki export such as revlog_anki.csv) are not users. Elsewhere, top-level
+/// `cards.csv` and `decks.csv` (tables of the same dataset) are not users; hidden entries (names starting with '.') and anything else are ignored.
+/// Users come back sorted: ids made only of digits first, in numeric order
+/// (2 before 10, as the dataset's user ids 1..10000), then the others in
+/// lexicographic (byte) order.
+#pragma once
+
+#include <algorithm>     // std::all_of, std::sort
+#include <cstddef>       // std::size_t
+#include <filesystem>    // std::filesystem::path, directory_iterator, status
+#include <string>        // std::string
+#include <string_view>   // std::string_view
+#include <system_error>  // std::error_code
+#include <vector>        // std::vector
+
+#include <srs/core/error.hpp>  // srs::UsageError
+
+namespace srs::data {
+
+/// One user found by discover_users(): its id and its revlogs CSV file.
+struct UserSource {
+  std::string user;
+  std::filesystem::path revlogs;
+};
+
+namespace detail {
+
+/// Prefix of the partition folders of the anki-revlogs-10k layout.
+inline constexpr std::string_view user_partition_prefix = "user_id=";
+
+/// The last component of directory `dir` ("a/b/" -> "b", "." -> the current folder's name).
+inline std::string folder_name(const std::filesystem::path& dir) {
+  std::filesystem::path p = std::filesystem::absolute(dir).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.filename().string();
+}
+
+/// True if `s` is non-empty and made only of the digits 0-9.
+inline bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// The order of discover_users(): all-digit ids first, numerically (without
+/// overflow, for any length), then the other ids lexicographically.
+inline bool user_id_less(std::string_view a, std::string_view b) {
+  const bool da = all_digits(a);
+  const bool db = all_digits(b);
+  if (da != db) return da;
+  if (da) {
+    const std::string_view na = a.substr(std::min(a.find_first_not_of('0'), a.size()));
+    const std::string_view nb = b.substr(std::min(b.find_first_not_of('0'), b.size()));
+    if (na.size() != nb.size()) return na.size() < nb.size();
+    if (na != nb) return na < nb;
+  }
+  return a < b;
+}
+
+inline bool is_hidden(const std::filesystem::path& entry) {
+  const std::string name = entry.filename().string();
+  return !name.empty() && name.front() == '.';
+}
+
+inline bool is_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec);
+}
+
+inline bool is_folder(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_directory(p, ec);
+}
+
+/// Adds `revlogs/user_id=<u>/data.csv` users found under `partitions`.
+inline void add_partition_users(const std::filesystem::path& partitions, std::vector<UserSource>& users) {
+  for (const auto& entry : std::filesystem::directory_iterator(partitions)) {
+    const std::filesystem::path& sub = entry.path();
+    const std::string name = sub.filename().string();
+    if (is_hidden(sub) || name.size() <= user_partition_prefix.size() ||
+        std::string_view(name).substr(0, user_partition_prefix.size()) != user_partition_prefix || !is_folder(sub))
+      continue;
+    const std::filesystem::path file = sub / "data.csv";
+    if (is_file(file)) users.push_back({name.substr(user_partition_prefix.size()), file});
+  }
+}
+
+}  // namespace detail
+
+/// The user id of a revlogs CSV file: its stem (`alice.csv` -> alice), except
+/// `<dir>/revlogs.csv` -> the folder's name and `.../user_id=<u>/data.csv` -> u.
+/// @throws srs::UsageError if no id can be derived (e.g. `/revlogs.csv`)
+inline std::string user_from_path(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  std::string user = file.stem().string();
+  if (name == "revlogs.csv") {
+    user = detail::folder_name(std::filesystem::absolute(file).parent_path());
+  } else if (name == "data.csv") {
+    const std::string parent = detail::folder_name(std::filesystem::absolute(file).parent_path());
+    const std::string_view prefix = detail::user_partition_prefix;
+    if (parent.size() > prefix.size() && std::string_view(parent).substr(0, prefix.size()) == prefix)
+      user = parent.substr(prefix.size());
+  }
+  if (user.empty()) throw UsageError("cannot derive a user id from the path '" + file.string() + "'");
+  return user;
+}
+
+/// The users found at `data`: a single CSV file is one user (named by
+/// user_from_path()); a directory holds users as `<user>.csv`,
+/// `<user>/revlogs.csv` and `revlogs/user_id=<user>/data.csv`, in any mix (see
+/// the file comment for what is ignored). A directory holding `revlogs.csv` is
+/// that one user, named after the directory, as user_from_path() would name it.
+///
+/// @returns the users sorted by id: all-digit ids numerically first, then the rest lexicographically
+/// @throws srs::UsageError if `data` does not exist or is not a CSV file or a
+///         directory, if a directory holds no users, or if one user id is found twice
+inline std::vector<UserSource> discover_users(const std::filesystem::path& data) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(data, ec);
+  if (!fs::exists(status)) {
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw UsageError("cannot access the data path '" + data.string() + "': " + ec.message());
+    throw UsageError("the data path '" + data.string() + "' does not exist");
+  }
+  if (fs::is_regular_file(status)) {
+    if (data.extension() != ".csv")
+      throw UsageError("the data path '" + data.string() +
+                       "' is not a .csv file; expected a revlogs CSV file or a directory of users");
+    return {UserSource{user_from_path(data), data}};
+  }
+  if (!fs::is_directory(status))
+    throw UsageError("the data path '" + data.string() + "' is neither a CSV file nor a directory");
+
+  // A user's own folder (it holds revlogs.csv, like the anki-revlogs-10k and
+  // shared dataset layouts): that one user; its other files (cards.csv,
+  // decks.csv, an Anki export ...) are not users.
+  if (detail::is_file(data / "revlogs.csv")) return {UserSource{detail::folder_name(data), data / "revlogs.csv"}};
+
+  std::vector<UserSource> users;
+  try {
+    for (const auto& entry : fs::directory_iterator(data)) {
+      const fs::path& p = entry.path();
+      if (detail::is_hidden(p)) continue;
+      const std::string name = p.filename().string();
+      if (detail::is_file(p)) {
+        if (p.extension() != ".csv" || name == "cards.csv" || name == "decks.csv") continue;
+        users.push_back({p.stem().string(), p});
+      } else if (detail::is_folder(p)) {
+        if (detail::is_file(p / "revlogs.csv")) users.push_back({name, p / "revlogs.csv"});
+        if (name == "revlogs") detail::add_partition_users(p, users);
+      }
+    }
+  } catch (const fs::filesystem_error& e) {
+    throw UsageError("cannot list the directory '" + data.string() + "': " + e.code().message());
+  }
+
+  if (users.empty())
+    throw UsageError("no users found in " + data.string() +
+                     "; expected <user>.csv, <user>/revlogs.csv or revlogs/user_id=<user>/data.csv");
+  std::sort(users.begin(), users.end(), [](const UserSource& a, const UserSource& b) {
+    if (a.user != b.user) return detail::user_id_less(a.user, b.user);
+    return a.revlogs < b.revlogs;
+  });
+  for (std::size_t k = 1; k < users.size(); ++k) {
+    if (users[k].user == users[k - 1].user)
+      throw UsageError("user '" + users[k].user + "' is found twice in " + data.string() + ": " +
+                       users[k - 1].revlogs.string() + " and " + users[k].revlogs.string());
+  }
+  return users;
+}
+
+}  // namespace srs::data

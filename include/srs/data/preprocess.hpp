@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/data/preprocess.hpp
+/// The reference benchmark's per-user preprocessing (pipeline.md §2): from a raw
+/// review log to the rows every model is trained and evaluated on.
+///
+/// Steps, in order (non-secs mode):
+///   2.1  review_th = 1..N in file order
+///   2.3  per-card order (stable by card_id, then review_th)
+///   2.4  drop ratings outside 1..4            2.5  --two_buttons: 2, 4 -> 3
+///   2.6  keep each card's first 2*max_seq_len (= 128) reviews
+///   2.7  delta_t = max(0, elapsed_days)
+///   2.8  without --short: drop same-day reviews (elapsed_days == 0) entirely
+///   2.9  histories = the card's earlier kept reviews (interval, rating)
+///   2.10 y = [rating > 1]; first_rating; rmse_bins_lapse = earlier reviews with
+///        rating 1 and delta_t > 0
+///   2.11 with --short: same-day reviews stay in histories but are not rows
+///   2.12 i = 1 + (card's reviews so far, inclusive, with elapsed_days > 0)
+///   2.13 outlier filter on the i == 2 rows per first rating, then each card is
+///        cut at its first discontinuity in i
+///   2.14 final rows: delta_t > 0, sorted by review_th     2.15  at least 6 rows
+///
+/// Secs mode (§2.7/§2.17) and partitions (§2.16) are not implemented yet:
+/// `Item::delta_t` and `Step::t` are doubles and `Item::partition` exists so
+/// that they fit in without changing the layout.
+#pragma once
+
+#include <algorithm>  // std::stable_sort, std::sort, std::max
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int32_t, std::int64_t
+#include <map>        // std::map
+#include <numeric>    // std::iota
+#include <string>     // std::string, std::to_string
+#include <vector>     // std::vector
+
+#include <srs/core/error.hpp>    // srs::NotEnoughData, srs::UsageError
+#include <srs/data/dataset.hpp>  // Dataset, Item, Step
+#include <srs/data/revlog.hpp>   // Revlog, RevlogRow
+
+namespace srs::data {
+
+/// Options of the pipeline, named after the reference's command-line flags.
+struct PreprocessOptions {
+  bool short_term = false;       ///< --short: same-day reviews are kept in histories
+  bool two_buttons = false;      ///< --two_buttons: Hard and Easy become Good
+  bool secs = false;             ///< --secs: fractional intervals (not implemented yet)
+  std::size_t max_seq_len = 64;  ///< --max_seq_len: cards keep their first 2*max_seq_len reviews
+  std::size_t min_rows = 6;      ///< users with fewer final rows raise NotEnoughData
+  /// The outlier filter of §2.13. Always on in the reference's non-secs mode;
+  /// turning it off keeps every card's rows (useful for small logs in apps).
+  bool outlier_filter = true;
+};
+
+namespace detail {
+
+/// One candidate row of a card during preprocessing.
+struct CardRow {
+  std::size_t raw;        ///< index into Revlog::rows (review_th - 1)
+  std::size_t position;   ///< index in the card's kept sequence (= history length)
+  std::int32_t i;         ///< review-day index
+  std::int32_t lapses;    ///< rmse_bins_lapse
+  bool removed = false;   ///< removed by the outlier filter
+};
+
+/// The outlier filter of pipeline.md §2.13 (fsrs-optimizer's remove_outliers)
+/// on the i == 2 rows of one first-rating group. `rows` are indices into
+/// `cand`; removed rows get their `removed` flag set.
+inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::size_t>& rows,
+                            const Revlog& log, int first_rating) {
+  struct Bucket {
+    std::int32_t delta_t;
+    std::size_t count;
+  };
+  std::map<std::int32_t, std::size_t> counts;
+  for (std::size_t r : rows) ++counts[log.rows[cand[r].raw].elapsed_days];
+  std::vector<Bucket> buckets;
+  buckets.reserve(counts.size());
+  for (const auto& [t, c] : counts) buckets.push_back({t, c});
+  // Rarest intervals first; among equally rare ones, the longest first.
+  std::sort(buckets.begin(), buckets.end(), [](const Bucket& a, const Bucket& b) {
+    return a.count != b.count ? a.count < b.count : a.delta_t > b.delta_t;
+  });
+  const double total = static_cast<double>(rows.size());
+  const double budget = std::max(total * 0.05, 20.0);
+  const std::int32_t threshold = first_rating == 4 ? 365 : 100;
+  std::size_t removed = 0;
+  std::map<std::int32_t, bool> drop;
+  for (const Bucket& b : buckets) {
+    if (static_cast<double>(removed + b.count) >= budget) {
+      if (b.count < 6 || b.delta_t > threshold) {
+        drop[b.delta_t] = true;
+        removed += b.count;
+      }
+    } else {
+      drop[b.delta_t] = true;
+      removed += b.count;
+    }
+  }
+  for (std::size_t r : rows) {
+    if (drop.count(log.rows[cand[r].raw].elapsed_days)) cand[r].removed = true;
+  }
+}
+
+}  // namespace detail
+
+/// Run the pipeline of pipeline.md §2 on one user's log.
+/// @throws NotEnoughData when fewer than `opt.min_rows` rows remain (the
+///         reference skips such users), UsageError for unsupported options.
+inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) {
+  if (opt.secs) throw UsageError("--secs (fractional intervals) is not implemented yet");
+  const std::size_t n = log.rows.size();
+  const std::size_t cap = 2 * opt.max_seq_len;
+
+  // 2.3: card order, stable in review_th.
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return log.rows[a].card_id < log.rows[b].card_id; });
+
+  auto mapped_rating = [&](const RevlogRow& r) {
+    return opt.two_buttons && (r.rating == 2 || r.rating == 4) ? 3 : r.rating;
+  };
+
+  Dataset ds;
+  ds.user = log.user;
+  ds.steps.reserve(n);
+  std::vector<detail::CardRow> cand;          // candidate rows of all cards, in card order
+  std::vector<std::size_t> card_begin_cand;   // first candidate of each card
+  std::vector<std::size_t> card_begin_step;   // first step of each card
+  cand.reserve(n);
+
+  for (std::size_t b = 0; b < n;) {
+    std::size_t e = b;
+    while (e < n && log.rows[order[e]].card_id == log.rows[order[b]].card_id) ++e;
+    card_begin_cand.push_back(cand.size());
+    card_begin_step.push_back(ds.steps.size());
+    std::size_t kept = 0;        // reviews kept after 2.4 and the 2.6 cap
+    std::size_t position = 0;    // reviews kept after 2.8 (history length of the next row)
+    std::int32_t day_reviews = 0;  // reviews so far with elapsed_days > 0 (for i)
+    std::int32_t lapses = 0;       // earlier reviews with rating 1 and delta_t > 0
+    for (std::size_t k = b; k < e; ++k) {
+      const std::size_t raw = order[k];
+      const RevlogRow& r = log.rows[raw];
+      if (r.rating < 1 || r.rating > 4) continue;   // 2.4
+      if (++kept > cap) break;                      // 2.6 (first 128 reviews of the card)
+      if (!opt.short_term && r.elapsed_days == 0) continue;  // 2.8
+      const int rating = mapped_rating(r);
+      const std::int32_t delta_t = std::max<std::int32_t>(0, r.elapsed_days);
+      if (r.elapsed_days > 0) ++day_reviews;
+      // 2.11: with --short, same-day reviews are history only (the first review stays a row).
+      if (r.elapsed_days != 0 || kept == 1) {
+        cand.push_back({raw, position, 1 + day_reviews, lapses});
+      }
+      ds.steps.push_back({static_cast<double>(delta_t), rating});
+      if (rating == 1 && delta_t > 0) ++lapses;
+      ++position;
+    }
+    b = e;
+  }
+  card_begin_cand.push_back(cand.size());
+
+  auto item_first_rating = [&](std::size_t card) {
+    return static_cast<int>(ds.steps[card_begin_step[card]].rating);
+  };
+
+  // 2.13: outlier filter on the i == 2 rows, per first rating.
+  if (opt.outlier_filter) {
+    std::array<std::vector<std::size_t>, 5> by_first_rating;
+    for (std::size_t c = 0; c + 1 < card_begin_cand.size(); ++c) {
+      for (std::size_t k = card_begin_cand[c]; k < card_begin_cand[c + 1]; ++k) {
+        if (cand[k].i == 2) by_first_rating[static_cast<std::size_t>(item_first_rating(c))].push_back(k);
+      }
+    }
+    std::size_t kept_i2 = 0;
+    for (int fr = 1; fr <= 4; ++fr) {
+      auto& rows = by_first_rating[static_cast<std::size_t>(fr)];
+      if (rows.empty()) continue;
+      detail::remove_outliers(cand, rows, log, fr);
+      for (std::size_t k : rows) kept_i2 += cand[k].removed ? 0 : 1;
+    }
+    if (kept_i2 == 0) {
+      throw NotEnoughData("user " + log.user + ": no data after handling outliers");
+    }
+  }
+
+  // Continuity: cut each card at the first row whose i is not the previous i + 1;
+  // keep the final rows (delta_t > 0, i.e. every row but the card's first).
+  for (std::size_t c = 0; c + 1 < card_begin_cand.size(); ++c) {
+    std::int32_t prev_i = 0;
+    bool first = true;
+    const int first_rating = item_first_rating(c);
+    for (std::size_t k = card_begin_cand[c]; k < card_begin_cand[c + 1]; ++k) {
+      const detail::CardRow& cr = cand[k];
+      if (cr.removed) continue;
+      if (!first && cr.i != prev_i + 1) break;
+      first = false;
+      prev_i = cr.i;
+      const RevlogRow& r = log.rows[cr.raw];
+      if (r.elapsed_days <= 0) continue;  // 2.14: delta_t > 0
+      Item it;
+      it.review_th = static_cast<std::int64_t>(cr.raw) + 1;
+      it.card_id = r.card_id;
+      it.delta_t = static_cast<double>(r.elapsed_days);
+      it.elapsed_days = r.elapsed_days;
+      it.i = cr.i;
+      it.lapses = cr.lapses;
+      it.rating = mapped_rating(r);
+      it.y = it.rating > 1 ? 1 : 0;
+      it.first_rating = first_rating;
+      it.partition = 0;
+      it.hist_begin = card_begin_step[c];
+      it.hist_len = cr.position;
+      ds.items.push_back(it);
+    }
+  }
+  std::sort(ds.items.begin(), ds.items.end(),
+            [](const Item& a, const Item& b) { return a.review_th < b.review_th; });
+  if (ds.items.size() < opt.min_rows) {
+    throw NotEnoughData("user " + log.user + " does not have enough data: " + std::to_string(ds.items.size()) +
+                        " rows after preprocessing, at least " + std::to_string(opt.min_rows) + " needed");
+  }
+  return ds;
+}
+
+}  // namespace srs::data

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/eval/evaluator.hpp
+/// `Evaluator<Model, Splitter, Metric...>`: the per-user evaluation protocol of
+/// the reference benchmark (pipeline.md §3).
+///
+/// For each fold of the splitter: for each partition of the training rows (in
+/// order of first appearance) a fresh model is trained from its defaults (a
+/// training failure of the InadequateData kind falls back to the default
+/// parameters); then each test partition is predicted with its own fold's
+/// parameters (the defaults for a partition unseen in training). Predictions
+/// of all folds are pooled — fold after fold, partition by partition — and the
+/// metrics are computed once on the pooled set. The reported parameters are
+/// the last fold's.
+///
+///     srs::eval::Evaluator<srs::models::Fsrs6, srs::eval::TimeSeriesSplit,
+///                          srs::eval::LogLoss, srs::eval::Auc> ev;
+///     srs::eval::UserResult r = ev.run(dataset);
+#pragma once
+
+#include <algorithm>    // std::find
+#include <cmath>        // std::pow
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <tuple>        // std::tuple, std::apply
+#include <utility>      // std::pair
+#include <vector>       // std::vector
+
+#include <srs/concepts.hpp>       // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
+#include <srs/core/error.hpp>     // srs::InadequateData
+#include <srs/core/replay.hpp>    // core::predict
+#include <srs/data/dataset.hpp>   // data::Dataset
+#include <srs/eval/metrics.hpp>   // LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <srs/eval/split.hpp>     // TimeSeriesSplit
+#include <srs/optim/trainer.hpp>  // optim::train, optim::TrainOptions
+
+namespace srs::eval {
+
+/// Arithmetic of test-time predictions.
+enum class Precision {
+  float32,  ///< as the reference (PyTorch float32): reproduces its predictions to ~1e-7
+  float64,  ///< double: more accurate; differs from the reference by up to a few 1e-6
+};
+
+struct EvalOptions {
+  optim::TrainOptions train;              ///< training mode (--default, --S0) and seed
+  bool recency = false;                   ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
+  Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
+};
+
+/// One user's result: what srs-bench writes as a JSON line, plus the pooled
+/// predictions (for --raw output and conformance checks).
+struct UserResult {
+  std::string user;
+  std::size_t size = 0;  ///< number of pooled (evaluated) predictions
+  std::vector<std::pair<std::string, std::optional<double>>> metrics;
+  /// Last fold's parameters per partition (empty for models without a parameter vector).
+  std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
+  std::vector<Prediction> predictions;  ///< pooled, in pooled order
+  std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
+  std::size_t fallbacks = 0;            ///< trainings that fell back to the defaults (InadequateData)
+
+  /// Value of a metric by name (empty if absent or undefined).
+  std::optional<double> metric(std::string_view name) const {
+    for (const auto& [k, v] : metrics)
+      if (k == name) return v;
+    return std::nullopt;
+  }
+};
+
+/// Recency weights of n training rows in time order: 0.25 + 0.75 x_k³ with
+/// x = NumPy's linspace(0, 1, n) (x_k = k·(1/(n-1)), last exactly 1; n = 1 → 0).
+inline std::vector<double> recency_weights(std::size_t n) {
+  std::vector<double> w(n);
+  const double step = n > 1 ? 1.0 / static_cast<double>(n - 1) : 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double x = (n > 1 && k + 1 == n) ? 1.0 : static_cast<double>(k) * step;
+    w[k] = 0.25 + 0.75 * std::pow(x, 3.0);
+  }
+  return w;
+}
+
+template <Model M, Splitter S = TimeSeriesSplit, Metric... Ms>
+class Evaluator {
+ public:
+  explicit Evaluator(M model = {}, S splitter = {}, EvalOptions options = {})
+      : model_(std::move(model)), splitter_(std::move(splitter)), options_(options) {}
+
+  const M& model() const noexcept { return model_; }
+  const EvalOptions& options() const noexcept { return options_; }
+
+  /// Evaluate one user's preprocessed dataset.
+  UserResult run(const data::Dataset& ds) const {
+    UserResult res;
+    res.user = ds.user;
+    const std::size_t folds = splitter_.num_folds(ds);
+    for (std::size_t k = 0; k < folds; ++k) {
+      const Fold fold = splitter_.fold(ds, k);
+      if constexpr (MemoryModel<M>) {
+        run_memory_fold(ds, fold, k + 1 == folds, res);
+      } else {
+        const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
+        for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), res);
+      }
+    }
+    res.size = res.predictions.size();
+    std::tuple<Ms...> metrics;
+    for (const Prediction& p : res.predictions) std::apply([&](auto&... m) { (m.add(p), ...); }, metrics);
+    std::apply([&](const auto&... m) { (res.metrics.emplace_back(std::string(m.name), m.value()), ...); }, metrics);
+    return res;
+  }
+
+ private:
+  static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
+    const data::Item& it = ds.items[row];
+    res.predictions.push_back({p, it.y, it.elapsed_days, it.i, it.lapses});
+    res.rows.push_back(row);
+  }
+
+  /// Partition ids of `rows` in order of first appearance.
+  static std::vector<std::int32_t> partitions(const data::Dataset& ds, const std::vector<std::size_t>& rows) {
+    std::vector<std::int32_t> out;
+    for (std::size_t r : rows) {
+      const std::int32_t p = ds.items[r].partition;
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    return out;
+  }
+
+  /// The model's prediction for one row, in the configured precision.
+  template <std::size_t N>
+  double predict(const std::array<double, N>& w, const data::Dataset& ds, const data::Item& it) const {
+    if constexpr (MemoryModelOver<M, float>) {
+      if (options_.precision == Precision::float32) {
+        std::array<float, N> wf;
+        for (std::size_t k = 0; k < N; ++k) wf[k] = static_cast<float>(w[k]);
+        return static_cast<double>(core::predict(model_, std::span<const float, N>(wf), ds.history(it), it.delta_t));
+      }
+    }
+    return core::predict(model_, std::span<const double, N>(w), ds.history(it), it.delta_t);
+  }
+
+  void run_memory_fold(const data::Dataset& ds, const Fold& fold, bool last, UserResult& res) const
+    requires MemoryModel<M>
+  {
+    constexpr std::size_t N = M::num_params;
+    using Params = std::array<double, N>;
+    Params defaults = model_.default_params();
+    optim::detail::round_params(model_, std::span<double, N>(defaults));
+
+    std::vector<std::pair<std::int32_t, Params>> trained;
+    for (std::int32_t part : partitions(ds, fold.train)) {
+      std::vector<std::size_t> rows;
+      for (std::size_t r : fold.train)
+        if (ds.items[r].partition == part) rows.push_back(r);
+      const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
+      Params w = defaults;
+      try {
+        if constexpr (DualTrainable<M>) {
+          w = optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                           options_.train);
+        }
+      } catch (const InadequateData&) {
+        w = defaults;
+        ++res.fallbacks;
+      }
+      trained.emplace_back(part, w);
+    }
+
+    for (std::int32_t part : partitions(ds, fold.test)) {
+      const Params* w = &defaults;
+      for (const auto& [p, params] : trained)
+        if (p == part) w = &params;
+      for (std::size_t r : fold.test) {
+        const data::Item& it = ds.items[r];
+        if (it.partition != part) continue;
+        add_prediction(ds, r, predict(*w, ds, it), res);
+      }
+    }
+    if (last) {
+      res.parameters.clear();
+      for (const auto& [p, params] : trained) res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
+    }
+  }
+
+  M model_;
+  S splitter_;
+  EvalOptions options_;
+};
+
+/// The evaluator srs-bench uses: sklearn's TimeSeriesSplit(5) and the metrics
+/// of the reference's result files.
+template <Model M>
+using StandardEvaluator = Evaluator<M, TimeSeriesSplit, LogLoss, RmseBins, Auc, Rmse, Mbe>;
+
+}  // namespace srs::eval

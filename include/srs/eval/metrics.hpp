@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/eval/metrics.hpp
+/// The per-user metrics of the reference benchmark (pipeline.md §4), as
+/// streaming accumulators over the pooled test predictions of a user. Each one
+/// satisfies srs::Metric: default-constructible, `add(prediction)`, `value()`
+/// (empty when undefined or when nothing was added), `name` as in the
+/// reference's result JSON, plus `merge(other)` to combine partial results.
+///
+///   LogLoss     LL = -(1/n) sum[ y ln(clip(p)) + (1-y) ln(clip(1-p)) ],
+///               clip(x) = min(max(x, eps), 1 - eps), eps = 2^-52 = 2.220446049250313e-16,
+///               1-p formed first and then clipped, no renormalization (scikit-learn >= 1.5)
+///   AUC         U / (n0 n1), U = sum over (positive, negative) pairs of
+///               [p_pos > p_neg] + 1/2 [p_pos == p_neg]   (Mann-Whitney; = trapezoidal ROC area)
+///   RMSE        sqrt( (1/n) sum (p - y)^2 )
+///   MBE         (1/n) sum (p - y)
+///   RMSE(bins)  sqrt( sum_b n_b (ybar_b - pbar_b)^2 / sum_b n_b ), rows grouped by the key
+///               triple (b_t, b_i, b_l):
+///                 b_t = rnd_2( 2.48 * 3.62^floor( ln(max(elapsed_days, 1e-6)) / ln 3.62 ) )
+///                 b_i = rnd_0( 1.99 * 1.89^floor( ln(i) / ln 1.89 ) )
+///                 b_l = 0 if L = 0, else rnd_0( 1.65 * 1.73^floor( ln(L) / ln 1.73 ) )
+///               rnd_d(x) = rint(x 10^d) / 10^d (NumPy's round, half to even)
+///
+/// The keys are computed with the formulas, in the reference's order of
+/// operations, never from a table; the table of pipeline.md §4 is the test
+/// oracle (tests/eval/metrics.test.cpp). RMSE(bins) has no row weights: the
+/// reference's optional `weights` column is absent from test rows.
+///
+/// Accuracy: every sum is a Neumaier-compensated sum (error O(eps) rather than
+/// O(n eps)), AUC counts its U statistic in exact integers, and RMSE(bins) counts
+/// each bin's recalls exactly. On the golden samples the values agree with
+/// scikit-learn / NumPy / pandas to within 1e-14 relative (the largest gap is
+/// NumPy's own rounding in a near-cancelling MBE sum), far below the 1e-6 of the
+/// reference's rounding to 6 decimals; this holds for any realistic n (counts
+/// are 64-bit; AUC's 2U needs n0 n1 < 2^63).
+///
+/// Preconditions: p is not NaN; y is 0 or 1 (any non-zero y counts as 1).
+#pragma once
+
+#include <algorithm>    // std::sort
+#include <array>        // std::array
+#include <cmath>        // std::abs, std::log, std::floor, std::pow, std::rint, std::sqrt, std::isnan
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint64_t
+#include <limits>       // std::numeric_limits
+#include <map>          // std::map
+#include <optional>     // std::optional, std::nullopt
+#include <string_view>  // std::string_view
+#include <tuple>        // std::tuple, std::get, std::apply
+#include <utility>      // std::pair, std::index_sequence
+#include <vector>       // std::vector
+
+#include <srs/concepts.hpp>  // srs::Metric, srs::Prediction
+
+namespace srs::eval {
+
+namespace detail {
+
+/// Neumaier's compensated summation: the running sum plus a correction term
+/// holding the low-order bits lost by each addition.
+struct CompensatedSum {
+  double sum = 0;
+  double comp = 0;
+
+  void add(double x) noexcept {
+    const double t = sum + x;
+    if (std::abs(sum) >= std::abs(x)) {
+      comp += (sum - t) + x;
+    } else {
+      comp += (x - t) + sum;
+    }
+    sum = t;
+  }
+  void merge(const CompensatedSum& o) noexcept {
+    add(o.sum);
+    add(o.comp);
+  }
+  double value() const noexcept { return sum + comp; }
+};
+
+/// A metric that can absorb another's partial result.
+template <class M>
+concept Mergeable = requires(M& a, const M& b) { a.merge(b); };
+
+/// NumPy's round(x, decimals) for decimals >= 0: rint(x * 10^d) / 10^d, ties to even
+/// (in the default floating-point rounding mode).
+inline double round_half_even(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::rint(x * scale) / scale;
+}
+
+/// rnd_d( scale * base^floor( ln(x) / ln(base) ) ): the log-spaced bin of x.
+inline double log_bin(double x, double base, double scale, int decimals) {
+  return round_half_even(scale * std::pow(base, std::floor(std::log(x) / std::log(base))), decimals);
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// RMSE(bins) keys
+// ---------------------------------------------------------------------------
+
+/// Interval key b_t of RMSE(bins) from a row's elapsed_days (days, also in secs
+/// mode): rnd_2(2.48 * 3.62^floor(ln(max(elapsed_days, 1e-6)) / ln 3.62)).
+/// 0 -> 0.0, 1..3 -> 2.48, 4..13 -> 8.98, 14..47 -> 32.5, ...
+inline double interval_bin(double elapsed_days) {
+  return detail::log_bin(elapsed_days > 1e-6 ? elapsed_days : 1e-6, 3.62, 2.48, 2);
+}
+
+/// Review key b_i of RMSE(bins) from the review-day index i >= 1 (pipeline.md §2.12):
+/// rnd_0(1.99 * 1.89^floor(ln(i) / ln 1.89)). 1 -> 2, 2..3 -> 4, 4..6 -> 7, ...
+/// (i = 0 gives 0 and i < 0 NaN, as in the reference.)
+inline double review_bin(int i) { return detail::log_bin(static_cast<double>(i), 1.89, 1.99, 0); }
+
+/// Lapse key b_l of RMSE(bins) from the count of earlier lapses L >= 0 (rmse_bins_lapse,
+/// pipeline.md §2.10): 0 if L = 0, else rnd_0(1.65 * 1.73^floor(ln(L) / ln 1.73)).
+/// 0 -> 0, 1 -> 2, 2 -> 3, 3..5 -> 5, ... (L < 0 gives NaN, as in the reference.)
+inline double lapse_bin(int lapses) {
+  return lapses == 0 ? 0.0 : detail::log_bin(static_cast<double>(lapses), 1.73, 1.65, 0);
+}
+
+/// The (b_t, b_i, b_l) triple that RMSE(bins) groups rows by. Ordered
+/// lexicographically, so it can key a std::map.
+struct BinKey {
+  double t = 0;  ///< interval_bin(elapsed_days)
+  double i = 0;  ///< review_bin(i)
+  double l = 0;  ///< lapse_bin(lapses)
+
+  friend bool operator==(const BinKey&, const BinKey&) = default;
+  friend bool operator<(const BinKey& a, const BinKey& b) noexcept {
+    if (a.t != b.t) return a.t < b.t;
+    if (a.i != b.i) return a.i < b.i;
+    return a.l < b.l;
+  }
+  /// True if a key is NaN (negative i or lapses); the reference's groupby drops such rows.
+  bool has_nan() const noexcept { return std::isnan(t) || std::isnan(i) || std::isnan(l); }
+};
+
+/// The RMSE(bins) key triple of one row.
+inline BinKey bin_key(double elapsed_days, int i, int lapses) {
+  return {interval_bin(elapsed_days), review_bin(i), lapse_bin(lapses)};
+}
+
+/// The RMSE(bins) key triple of a prediction's row.
+inline BinKey bin_key(const Prediction& r) { return bin_key(r.elapsed_days, r.i, r.lapses); }
+
+// ---------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------
+
+/// Log loss (binary cross-entropy) with scikit-learn >= 1.5 clipping:
+/// -(1/n) sum [y ln(clip(p)) + (1-y) ln(clip(1-p))], clip to [eps, 1-eps].
+struct LogLoss {
+  static constexpr std::string_view name = "LogLoss";
+  /// The clipping bound, float64 machine epsilon 2^-52.
+  static constexpr double eps = std::numeric_limits<double>::epsilon();
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    // Only the term of the observed class is non-zero (y and 1-y are 0/1).
+    const double q = y != 0 ? p : 1.0 - p;  // 1-p is formed first, then clipped
+    const double c = q < eps ? eps : (q > 1.0 - eps ? 1.0 - eps : q);
+    sum_.add(-std::log(c));
+    ++n_;
+  }
+  void merge(const LogLoss& o) {
+    sum_.merge(o.sum_);
+    n_ += o.n_;
+  }
+  std::size_t count() const noexcept { return n_; }
+  /// The mean loss; empty if nothing was added.
+  std::optional<double> value() const {
+    if (n_ == 0) return std::nullopt;
+    return sum_.value() / static_cast<double>(n_);
+  }
+
+ private:
+  detail::CompensatedSum sum_;
+  std::size_t n_ = 0;
+};
+
+/// Area under the ROC curve: the Mann-Whitney U statistic over n0 n1, tied
+/// scores counting 1/2. Keeps every (p, y) pair; value() sorts a copy, O(n log n).
+struct Auc {
+  static constexpr std::string_view name = "AUC";
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    scores_.push_back({p, y != 0});
+    if (y != 0) ++n1_;
+  }
+  void merge(const Auc& o) {
+    scores_.insert(scores_.end(), o.scores_.begin(), o.scores_.end());
+    n1_ += o.n1_;
+  }
+  std::size_t count() const noexcept { return scores_.size(); }
+  /// The AUC; empty if nothing was added or only one class is present.
+  std::optional<double> value() const {
+    const std::uint64_t n1 = n1_;
+    const std::uint64_t n0 = scores_.size() - n1_;
+    if (n0 == 0 || n1 == 0) return std::nullopt;
+    std::vector<Scored> s = scores_;
+    std::sort(s.begin(), s.end(), [](const Scored& a, const Scored& b) { return a.p < b.p; });
+    // Walk groups of equal scores upwards. Each positive beats every negative
+    // below its group and ties with each negative in it: 2U += c1 (2 below + c0).
+    std::uint64_t twice_u = 0;
+    std::uint64_t neg_below = 0;
+    for (std::size_t a = 0; a < s.size();) {
+      std::size_t b = a;
+      std::uint64_t c0 = 0, c1 = 0;
+      for (; b < s.size() && s[b].p == s[a].p; ++b) (s[b].y ? c1 : c0) += 1;
+      twice_u += c1 * (2 * neg_below + c0);
+      neg_below += c0;
+      a = b;
+    }
+    return static_cast<double>(twice_u) / (2.0 * static_cast<double>(n0) * static_cast<double>(n1));
+  }
+
+ private:
+  struct Scored {
+    double p;
+    bool y;
+  };
+  std::vector<Scored> scores_;
+  std::size_t n1_ = 0;
+};
+
+/// Root mean squared error of p against y: sqrt((1/n) sum (p - y)^2).
+struct Rmse {
+  static constexpr std::string_view name = "RMSE";
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    const double e = p - (y != 0 ? 1.0 : 0.0);
+    sum_.add(e * e);
+    ++n_;
+  }
+  void merge(const Rmse& o) {
+    sum_.merge(o.sum_);
+    n_ += o.n_;
+  }
+  std::size_t count() const noexcept { return n_; }
+  /// The RMSE; empty if nothing was added.
+  std::optional<double> value() const {
+    if (n_ == 0) return std::nullopt;
+    return std::sqrt(sum_.value() / static_cast<double>(n_));
+  }
+
+ private:
+  detail::CompensatedSum sum_;
+  std::size_t n_ = 0;
+};
+
+/// Mean bias error: (1/n) sum (p - y); positive = over-confident in recall.
+struct Mbe {
+  static constexpr std::string_view name = "MBE";
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    sum_.add(p - (y != 0 ? 1.0 : 0.0));
+    ++n_;
+  }
+  void merge(const Mbe& o) {
+    sum_.merge(o.sum_);
+    n_ += o.n_;
+  }
+  std::size_t count() const noexcept { return n_; }
+  /// The MBE; empty if nothing was added.
+  std::optional<double> value() const {
+    if (n_ == 0) return std::nullopt;
+    return sum_.value() / static_cast<double>(n_);
+  }
+
+ private:
+  detail::CompensatedSum sum_;
+  std::size_t n_ = 0;
+};
+
+/// RMSE(bins): rows grouped by bin_key(elapsed_days, i, lapses); the
+/// count-weighted RMS gap between each bin's mean recall and mean prediction,
+/// sqrt(sum_b n_b (ybar_b - pbar_b)^2 / sum_b n_b). Rows whose key is NaN
+/// (negative i or lapses) are skipped, as the reference's groupby does.
+struct RmseBins {
+  static constexpr std::string_view name = "RMSE(bins)";
+
+  void add(const Prediction& r) { add(bin_key(r), r.p, r.y); }
+  /// Adds one row with a precomputed key.
+  void add(const BinKey& key, double p, int y) {
+    if (key.has_nan()) return;
+    Cell& c = bins_[key];
+    ++c.n;
+    if (y != 0) ++c.positives;
+    c.sum_p.add(p);
+  }
+  void merge(const RmseBins& o) {
+    for (const auto& [key, oc] : o.bins_) {
+      Cell& c = bins_[key];
+      c.n += oc.n;
+      c.positives += oc.positives;
+      c.sum_p.merge(oc.sum_p);
+    }
+  }
+  /// Number of distinct (b_t, b_i, b_l) bins seen.
+  std::size_t num_bins() const noexcept { return bins_.size(); }
+  /// RMSE(bins); empty if nothing was added.
+  std::optional<double> value() const {
+    if (bins_.empty()) return std::nullopt;
+    detail::CompensatedSum num;
+    std::size_t den = 0;
+    for (const auto& [key, c] : bins_) {
+      const double n = static_cast<double>(c.n);
+      const double gap = static_cast<double>(c.positives) / n - c.sum_p.value() / n;
+      num.add(n * gap * gap);
+      den += c.n;
+    }
+    return std::sqrt(num.value() / static_cast<double>(den));
+  }
+
+ private:
+  struct Cell {
+    std::size_t n = 0;          // rows in the bin
+    std::size_t positives = 0;  // rows with y = 1
+    detail::CompensatedSum sum_p;
+  };
+  std::map<BinKey, Cell> bins_;
+};
+
+static_assert(Metric<LogLoss>);
+static_assert(Metric<Auc>);
+static_assert(Metric<Rmse>);
+static_assert(Metric<Mbe>);
+static_assert(Metric<RmseBins>);
+
+// ---------------------------------------------------------------------------
+// Several metrics at once
+// ---------------------------------------------------------------------------
+
+/// Several metrics fed from one stream of predictions:
+///
+///     MetricSet<LogLoss, RmseBins, Auc> m;
+///     for (const Prediction& r : pooled) m.add(r);
+///     for (auto [name, value] : m.values()) ...   // ("LogLoss", ...), ("RMSE(bins)", ...), ("AUC", ...)
+template <Metric... Ms>
+struct MetricSet {
+  std::tuple<Ms...> metrics{};
+
+  /// The metric names, in order.
+  static constexpr std::array<std::string_view, sizeof...(Ms)> names{Ms::name...};
+
+  /// Feeds one prediction to every metric.
+  void add(const Prediction& r) {
+    std::apply([&](auto&... m) { (m.add(r), ...); }, metrics);
+  }
+  /// Merges another set's partial results (needs every metric to have merge()).
+  void merge(const MetricSet& o)
+    requires(detail::Mergeable<Ms> && ...)
+  {
+    merge_impl(o, std::index_sequence_for<Ms...>{});
+  }
+  /// (name, value) of every metric, in order.
+  std::array<std::pair<std::string_view, std::optional<double>>, sizeof...(Ms)> values() const {
+    return std::apply(
+        [](const auto&... m) {
+          return std::array<std::pair<std::string_view, std::optional<double>>, sizeof...(Ms)>{
+              std::pair<std::string_view, std::optional<double>>{m.name, m.value()}...};
+        },
+        metrics);
+  }
+  /// One metric by type.
+  template <class M>
+  const M& get() const {
+    return std::get<M>(metrics);
+  }
+
+ private:
+  template <std::size_t... K>
+  void merge_impl(const MetricSet& o, std::index_sequence<K...>) {
+    (std::get<K>(metrics).merge(std::get<K>(o.metrics)), ...);
+  }
+};
+
+/// One metric over a range of predictions.
+template <Metric M, class Range>
+std::optional<double> compute(const Range& predictions) {
+  M m;
+  for (const Prediction& r : predictions) m.add(r);
+  return m.value();
+}
+
+}  // namespace srs::eval

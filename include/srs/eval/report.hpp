@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/eval/report.hpp
+/// Result files and summary tables in the reference benchmark's formats
+/// (pipeline.md §8): one JSON object per user and model,
+///
+///   {"metrics": {"RMSE": 0.1775, "LogLoss": 0.1416, "RMSE(bins)": 0.0233, "AUC": 0.6258, "MBE": -0.0062},
+///    "user": 1, "size": 3055, "parameters": {"0": [0.4318, ...]}}
+///
+/// metric values rounded to 6 decimals (AUC null when undefined), parameters
+/// to 6 decimals; `--raw` lines {"user", "p" (4 decimals), "y"}; the result
+/// name is the model name plus the suffixes of the flags used.
+#pragma once
+
+#include <cmath>        // std::sqrt
+#include <cstddef>      // std::size_t
+#include <cstdio>       // std::snprintf
+#include <optional>     // std::optional
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <srs/detail/json.hpp>    // srs::detail::json::Value, dump
+#include <srs/detail/number.hpp>  // srs::detail::round_decimal
+#include <srs/eval/evaluator.hpp> // eval::UserResult
+
+namespace srs::eval {
+
+/// The flags that change a result's name, in the reference's suffix order.
+struct RunFlags {
+  bool defaults = false;     ///< --default      → "-default"
+  bool s0 = false;           ///< --S0           → "-S0"
+  bool two_buttons = false;  ///< --two_buttons  → "-binary" (our addition; the reference has no suffix)
+  bool short_term = false;   ///< --short        → "-short"
+  bool recency = false;      ///< --recency      → "-recency"
+};
+
+/// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short".
+inline std::string result_name(std::string_view model, const RunFlags& f) {
+  std::string name(model);
+  if (f.defaults) name += "-default";
+  if (f.s0) name += "-S0";
+  if (f.two_buttons) name += "-binary";
+  if (f.short_term) name += "-short";
+  if (f.recency) name += "-recency";
+  return name;
+}
+
+/// A user id as the reference writes it: a JSON integer when it is all digits
+/// (and fits in 64 bits), otherwise a string.
+inline srs::detail::json::Value user_value(const std::string& user) {
+  if (!user.empty() && user.size() <= 18 && user.find_first_not_of("0123456789") == std::string::npos) {
+    return srs::detail::json::Value(static_cast<std::int64_t>(std::stoll(user)));
+  }
+  return srs::detail::json::Value(user);
+}
+
+/// The JSON line (without newline) of one user's result.
+inline std::string result_line(const UserResult& r) {
+  using srs::detail::json::Value;
+  Value metrics = srs::detail::json::Object{};
+  // The reference's key order: RMSE, LogLoss, RMSE(bins), AUC, then the others.
+  static constexpr std::string_view order[] = {"RMSE", "LogLoss", "RMSE(bins)", "AUC", "MBE"};
+  auto put = [&](std::string_view name, const std::optional<double>& v) {
+    metrics[name] = v ? Value(srs::detail::round_decimal(*v, 6)) : Value(nullptr);
+  };
+  for (std::string_view name : order)
+    for (const auto& [k, v] : r.metrics)
+      if (k == name) put(k, v);
+  for (const auto& [k, v] : r.metrics) {
+    bool known = false;
+    for (std::string_view name : order) known = known || k == name;
+    if (!known) put(k, v);
+  }
+  Value line = srs::detail::json::Object{};
+  line["metrics"] = std::move(metrics);
+  line["user"] = user_value(r.user);
+  line["size"] = static_cast<std::int64_t>(r.size);
+  if (!r.parameters.empty()) {
+    Value params = srs::detail::json::Object{};
+    for (const auto& [part, w] : r.parameters) {
+      Value arr = srs::detail::json::Array{};
+      for (double x : w) arr.push_back(srs::detail::round_decimal(x, 6));
+      params[std::to_string(part)] = std::move(arr);
+    }
+    line["parameters"] = std::move(params);
+  }
+  return srs::detail::json::dump(line);
+}
+
+/// The --raw JSON line of one user: predictions rounded to 4 decimals, labels.
+inline std::string raw_line(const UserResult& r) {
+  using srs::detail::json::Value;
+  Value p = srs::detail::json::Array{};
+  Value y = srs::detail::json::Array{};
+  for (const Prediction& x : r.predictions) {
+    p.push_back(srs::detail::round_decimal(x.p, 4));
+    y.push_back(static_cast<std::int64_t>(x.y));
+  }
+  Value line = srs::detail::json::Object{};
+  line["user"] = user_value(r.user);
+  line["p"] = std::move(p);
+  line["y"] = std::move(y);
+  return srs::detail::json::dump(line);
+}
+
+/// Means of one metric over users, unweighted and weighted by `size`.
+struct MetricMeans {
+  std::size_t users = 0;  ///< users with a defined value
+  double unweighted = 0;
+  double weighted = 0;
+};
+
+/// Summary of one model over the users it was run on.
+struct ModelSummary {
+  std::string name;
+  std::size_t users = 0;
+  std::size_t reviews = 0;
+  std::vector<std::pair<std::string, MetricMeans>> metrics;
+
+  const MetricMeans* find(std::string_view metric) const {
+    for (const auto& [k, v] : metrics)
+      if (k == metric) return &v;
+    return nullptr;
+  }
+};
+
+/// Aggregate per-user results of one model. Users whose metric is undefined
+/// (AUC null) are left out of that metric's means, as in the reference.
+inline ModelSummary summarize(std::string name, const std::vector<UserResult>& results) {
+  ModelSummary s;
+  s.name = std::move(name);
+  s.users = results.size();
+  struct Acc {
+    std::size_t n = 0;
+    double sum = 0, wsum = 0, w = 0;
+  };
+  std::vector<std::pair<std::string, Acc>> acc;
+  for (const UserResult& r : results) {
+    s.reviews += r.size;
+    for (const auto& [k, v] : r.metrics) {
+      Acc* a = nullptr;
+      for (auto& [name_k, a_k] : acc)
+        if (name_k == k) a = &a_k;
+      if (!a) a = &acc.emplace_back(k, Acc{}).second;
+      if (!v) continue;
+      ++a->n;
+      a->sum += *v;
+      a->wsum += *v * static_cast<double>(r.size);
+      a->w += static_cast<double>(r.size);
+    }
+  }
+  for (const auto& [k, a] : acc) {
+    MetricMeans m;
+    m.users = a.n;
+    m.unweighted = a.n ? a.sum / static_cast<double>(a.n) : 0.0;
+    m.weighted = a.w > 0 ? a.wsum / a.w : 0.0;
+    s.metrics.emplace_back(k, m);
+  }
+  return s;
+}
+
+/// A plain-text table of models (rows sorted by unweighted LogLoss), with
+/// LogLoss, RMSE(bins) and AUC means unweighted and weighted by reviews.
+inline std::string format_table(std::vector<ModelSummary> rows) {
+  auto ll = [](const ModelSummary& s) {
+    const MetricMeans* m = s.find("LogLoss");
+    return m && m->users ? m->unweighted : 1e300;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return ll(a) < ll(b); });
+  std::size_t width = 5;
+  for (const auto& r : rows) width = std::max(width, r.name.size());
+  auto cell = [](const ModelSummary& s, std::string_view metric, bool weighted) {
+    const MetricMeans* m = s.find(metric);
+    char buf[32];
+    if (!m || m->users == 0) return std::string("       -");
+    std::snprintf(buf, sizeof buf, "%8.4f", weighted ? m->weighted : m->unweighted);
+    return std::string(buf);
+  };
+  std::string out;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-*s %6s %9s | %-28s | %s\n", static_cast<int>(width), "Model", "Users", "Reviews",
+                "unweighted (per user)", "weighted by reviews");
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-*s %6s %9s | %8s %10s %8s | %8s %10s %8s\n", static_cast<int>(width), "", "", "",
+                "LogLoss", "RMSE(bins)", "AUC", "LogLoss", "RMSE(bins)", "AUC");
+  out += buf;
+  out += std::string(width + 17, '-') + "+------------------------------+-----------------------------\n";
+  for (const auto& r : rows) {
+    std::snprintf(buf, sizeof buf, "%-*s %6zu %9zu | %s %10s %s | %s %10s %s\n", static_cast<int>(width),
+                  r.name.c_str(), r.users, r.reviews, cell(r, "LogLoss", false).c_str(),
+                  cell(r, "RMSE(bins)", false).c_str(), cell(r, "AUC", false).c_str(),
+                  cell(r, "LogLoss", true).c_str(), cell(r, "RMSE(bins)", true).c_str(), cell(r, "AUC", true).c_str());
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace srs::eval

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/optim/trainer.hpp
+/// The shared trainer of the reference benchmark (pipeline.md §7.1), for
+/// memory models whose gradient comes from dual numbers.
+///
+///  1. start from the model's default parameters;
+///  2. `initialize` hook on the whole training partition (FSRS: the S0 fit);
+///     the result is also the anchor w0 of the L2 penalty;
+///  3. training rows = the partition filtered by `keep_for_training`, minus rows
+///     whose history is longer than max_seq_len (64); none left → InadequateData;
+///  4. rows stably sorted by history length, cut into batches of batch_size;
+///  5. each epoch visits the batches in the order of PyTorch's CPU randperm
+///     drawn from an mt19937 seeded 2023 (reproduced exactly);
+///  6. per batch: loss = Σ weight·BCE(p, y) + penalty·B/N, gradient by one
+///     forward pass of Dual<double, N> per row; frozen parameters get zero
+///     gradient; Adam step with the cosine-annealed rate; clamp to the box;
+///  7. the returned parameters are the best (strictly lowest average training
+///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
+///     after each epoch, rounded as the model reports them.
+#pragma once
+
+#include <algorithm>  // std::stable_sort, std::min
+#include <array>      // std::array
+#include <cmath>      // std::isfinite
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint32_t
+#include <limits>     // std::numeric_limits
+#include <numeric>    // std::iota
+#include <random>     // std::mt19937
+#include <span>       // std::span
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <srs/concepts.hpp>        // srs::DualTrainable
+#include <srs/core/dual.hpp>       // core::Dual
+#include <srs/core/error.hpp>      // srs::InadequateData
+#include <srs/core/replay.hpp>     // core::predict, core::bce, core::bce_derivative
+#include <srs/data/dataset.hpp>    // data::Dataset
+#include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
+#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+
+namespace srs::optim {
+
+/// How much of the training procedure to run (the reference's --default / --S0).
+enum class TrainMode {
+  full,             ///< initialize, then gradient training (default)
+  initialize_only,  ///< only the initialize hook (--S0)
+  defaults,         ///< no training at all: the default parameters (--default)
+};
+
+struct TrainOptions {
+  TrainMode mode = TrainMode::full;
+  std::uint32_t seed = 2023;  ///< seed of the batch-order generator
+};
+
+/// Indices 0..n-1 permuted exactly as PyTorch's CPU `torch.randperm(n, generator)`
+/// does for n < 2^32/20: Fisher–Yates from the front, z = gen() % (n - i).
+inline std::vector<std::size_t> torch_randperm(std::size_t n, std::mt19937& gen) {
+  std::vector<std::size_t> r(n);
+  std::iota(r.begin(), r.end(), std::size_t{0});
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const std::size_t z = static_cast<std::size_t>(gen()) % (n - i);
+    std::swap(r[i], r[z + i]);
+  }
+  return r;
+}
+
+namespace detail {
+/// Optional model hooks (see srs/concepts.hpp).
+template <class M>
+concept HasInitialize = requires(const M& m, std::span<double, M::num_params> w, const data::Dataset& d,
+                                 std::span<const std::size_t> rows) { m.initialize(w, d, rows); };
+template <class M>
+concept HasPenalty = requires(const M& m, std::span<const double, M::num_params> w,
+                              std::span<const core::Dual<double, M::num_params>, M::num_params> wd) {
+  { m.penalty(w, w) } -> std::convertible_to<double>;
+  { m.penalty(wd, w) } -> std::same_as<core::Dual<double, M::num_params>>;
+};
+template <class M>
+concept HasFrozen = requires(const M& m) {
+  { m.frozen() } -> std::convertible_to<std::array<bool, M::num_params>>;
+};
+template <class M>
+concept HasTrainingFilter = requires(const M& m, const data::Item& it) {
+  { m.keep_for_training(it) } -> std::convertible_to<bool>;
+};
+
+template <class M>
+TrainingSettings training_settings(const M& model) {
+  if constexpr (requires { { model.training() } -> std::convertible_to<TrainingSettings>; }) {
+    return model.training();
+  } else {
+    return {};
+  }
+}
+template <class M>
+void round_params(const M& model, std::span<double, M::num_params> w) {
+  if constexpr (requires { model.round_params(w); }) model.round_params(w);
+}
+}  // namespace detail
+
+/// Train `model` on the rows `rows` of `ds` (indices into ds.items, in time
+/// order), each with weight `weights[k]` (empty = all 1).
+/// @returns the parameters to predict with
+/// @throws InadequateData when the rows cannot be trained on (the caller
+///         falls back to the default parameters, as the reference does)
+template <DualTrainable M>
+std::array<double, M::num_params> train(const M& model, const data::Dataset& ds, std::span<const std::size_t> rows,
+                                        std::span<const double> weights = {}, const TrainOptions& opt = {}) {
+  constexpr std::size_t N = M::num_params;
+  using D = core::Dual<double, N>;
+  std::array<double, N> w = model.default_params();
+  if (opt.mode == TrainMode::defaults) {
+    detail::round_params(model, std::span<double, N>(w));
+    return w;
+  }
+  if constexpr (detail::HasInitialize<M>) {
+    model.initialize(std::span<double, N>(w), ds, rows);
+  }
+  const std::array<double, N> w0 = w;  // anchor of the penalty
+  if (opt.mode == TrainMode::initialize_only) {
+    detail::round_params(model, std::span<double, N>(w));
+    return w;
+  }
+
+  const TrainingSettings cfg = detail::training_settings(model);
+
+  // Training rows (with their weights), in time order, then stably by length.
+  struct Row {
+    std::size_t item;
+    double weight;
+  };
+  std::vector<Row> train_rows;
+  train_rows.reserve(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const data::Item& it = ds.items[rows[k]];
+    if constexpr (detail::HasTrainingFilter<M>) {
+      if (!model.keep_for_training(it)) continue;
+    }
+    if (it.hist_len > cfg.max_seq_len || it.hist_len == 0) continue;
+    train_rows.push_back({rows[k], weights.empty() ? 1.0 : weights[k]});
+  }
+  if (train_rows.empty()) throw InadequateData("Training data is inadequate.");
+  std::stable_sort(train_rows.begin(), train_rows.end(), [&](const Row& a, const Row& b) {
+    return ds.items[a.item].hist_len < ds.items[b.item].hist_len;
+  });
+  const std::size_t n_rows = train_rows.size();
+  const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
+  const std::size_t n_batches = (n_rows + batch - 1) / batch;
+  const double n_total = static_cast<double>(n_rows);
+
+  std::array<bool, N> frozen{};
+  if constexpr (detail::HasFrozen<M>) {
+    frozen = model.frozen();
+  }
+  auto penalty_value = [&](std::span<const double, N> p) -> double {
+    if constexpr (detail::HasPenalty<M>) {
+      return model.penalty(p, std::span<const double, N>(w0));
+    } else {
+      return 0.0;
+    }
+  };
+
+  // Average training loss [Σ weight·BCE + penalty] / N (no shuffling).
+  auto evaluate = [&](const std::array<double, N>& p) {
+    std::span<const double, N> ps(p);
+    double loss = 0;
+    for (const Row& r : train_rows) {
+      const data::Item& it = ds.items[r.item];
+      loss += r.weight * core::bce(core::predict(model, ps, ds.history(it), it.delta_t), it.y);
+    }
+    return (loss + penalty_value(ps)) / n_total;
+  };
+
+  const Adam adam{cfg.beta1, cfg.beta2, cfg.eps};
+  auto state = adam.template init<N>();
+  CosineAnnealing schedule(cfg.lr, static_cast<long>(n_batches) * cfg.n_epoch);
+  std::mt19937 gen(opt.seed);
+
+  std::array<double, N> best = w;
+  double best_loss = evaluate(w);
+  std::array<D, N> wd;
+  std::array<double, N> grad;
+  for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
+    for (std::size_t b : torch_randperm(n_batches, gen)) {
+      const std::size_t begin = b * batch;
+      const std::size_t end = std::min(n_rows, begin + batch);
+      for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
+      const std::span<const D, N> ws(wd);
+      grad.fill(0.0);
+      for (std::size_t r = begin; r < end; ++r) {
+        const data::Item& it = ds.items[train_rows[r].item];
+        const D p = core::predict(model, ws, ds.history(it), it.delta_t);
+        const double coef = train_rows[r].weight * core::bce_derivative(p.val, it.y);
+        for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
+      }
+      if constexpr (detail::HasPenalty<M>) {
+        const D pen = model.penalty(ws, std::span<const double, N>(w0));
+        const double scale = static_cast<double>(end - begin) / n_total;
+        for (std::size_t k = 0; k < N; ++k) grad[k] += scale * pen.grad[k];
+      }
+      for (std::size_t k = 0; k < N; ++k) {
+        if (frozen[k]) grad[k] = 0.0;
+      }
+      adam.step(state, std::span<double, N>(w), std::span<const double, N>(grad), schedule.lr());
+      schedule.step();
+      model.clamp(std::span<double, N>(w));
+    }
+    const double loss = evaluate(w);
+    if (loss < best_loss) {
+      best_loss = loss;
+      best = w;
+    }
+  }
+  detail::round_params(model, std::span<double, N>(best));
+  return best;
+}
+
+}  // namespace srs::optim
