@@ -57,7 +57,7 @@ Output:
   --overwrite         replace existing result files (default: refuse)
   --threads N         users evaluated in parallel (default: number of cores)
   --quiet             no progress on stderr
-  --help              this text
+  --help              this text (also -h)
 
 Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
 (name = model + suffixes, e.g. FSRS-6-short), one JSON line with the fields
@@ -71,6 +71,7 @@ struct Options {
   fs::path data;
   bool demo = false;
   std::size_t demo_users = 8;
+  bool demo_users_given = false;
   std::vector<std::string> models;
   eval::RunFlags flags;
   eval::Precision precision = eval::Precision::float32;
@@ -108,6 +109,7 @@ Options parse_args(int argc, char** argv) {
       o.demo = true;
     } else if (a == "--demo-users") {
       o.demo_users = parse_count(a, value());
+      o.demo_users_given = true;
     } else if (a == "--model") {
       o.models.push_back(value());
     } else if (a == "--short") {
@@ -144,6 +146,7 @@ Options parse_args(int argc, char** argv) {
     }
   }
   if (o.demo && !o.data.empty()) usage_error("--demo and --data are mutually exclusive");
+  if (!o.demo && o.demo_users_given) usage_error("--demo-users needs --demo");
   if (!o.demo && o.data.empty()) usage_error("--data PATH (or --demo) is required");
   if (o.models.empty()) {
     if (!o.demo) usage_error("at least one --model is required");
@@ -220,13 +223,17 @@ std::vector<UserJob> make_jobs(const Options& o) {
   return jobs;
 }
 
+/// Refuse to replace a non-empty result file unless --overwrite was given.
+void check_writable(const fs::path& path, bool overwrite) {
+  if (!overwrite && fs::exists(path) && fs::file_size(path) > 0) {
+    throw UsageError(path.string() + " already exists; pass --overwrite to replace it");
+  }
+}
+
 /// Append-only result file: each line is written and flushed in one piece.
 class LineSink {
  public:
-  LineSink(const fs::path& path, bool overwrite) : path_(path) {
-    if (fs::exists(path) && fs::file_size(path) > 0 && !overwrite) {
-      throw UsageError(path.string() + " already exists; pass --overwrite to replace it");
-    }
+  explicit LineSink(const fs::path& path) : path_(path) {
     file_ = std::fopen(path.c_str(), "w");
     if (!file_) throw UsageError("cannot write " + path.string());
   }
@@ -294,11 +301,16 @@ int main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<LineSink>> sinks, raw_sinks;
   try {
+    // Check every output before creating any, so a refused run changes nothing.
+    for (const Runner& r : runners) {
+      check_writable(opt.out / (r.name + ".jsonl"), opt.overwrite);
+      if (opt.raw) check_writable(opt.out / "raw" / (r.name + ".jsonl"), opt.overwrite);
+    }
     fs::create_directories(opt.out);
     if (opt.raw) fs::create_directories(opt.out / "raw");
     for (const Runner& r : runners) {
-      sinks.push_back(std::make_unique<LineSink>(opt.out / (r.name + ".jsonl"), opt.overwrite));
-      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(opt.out / "raw" / (r.name + ".jsonl"), opt.overwrite));
+      sinks.push_back(std::make_unique<LineSink>(opt.out / (r.name + ".jsonl")));
+      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(opt.out / "raw" / (r.name + ".jsonl")));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());

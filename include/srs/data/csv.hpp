@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/csv.hpp
-/// Reader for one user's revlogs table stored as CSV, in the column layout of
+/// Reader (and writer) for one user's revlogs table stored as CSV, in the column layout of
 /// the anki-revlogs-10k dataset (pipeline.md §1.1):
 ///
 ///   card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>    // std::find
+#include <array>        // std::array
 #include <cmath>        // std::pow
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t

@@ -11,12 +11,15 @@
 /// name is the model name plus the suffixes of the flags used.
 #pragma once
 
-#include <cmath>        // std::sqrt
+#include <algorithm>    // std::stable_sort, std::max
+#include <charconv>     // std::from_chars
 #include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
 #include <cstdio>       // std::snprintf
 #include <optional>     // std::optional
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
 #include <srs/detail/json.hpp>    // srs::detail::json::Value, dump
@@ -45,11 +48,15 @@ inline std::string result_name(std::string_view model, const RunFlags& f) {
   return name;
 }
 
-/// A user id as the reference writes it: a JSON integer when it is all digits
-/// (and fits in 64 bits), otherwise a string.
+/// A user id as the reference writes it: a JSON integer when it is a canonical
+/// non-negative integer that fits in 64 bits ("42", "0"), otherwise a string
+/// ("bob", "007" — so that "7" and "007" stay different users).
 inline srs::detail::json::Value user_value(const std::string& user) {
-  if (!user.empty() && user.size() <= 18 && user.find_first_not_of("0123456789") == std::string::npos) {
-    return srs::detail::json::Value(static_cast<std::int64_t>(std::stoll(user)));
+  std::int64_t v = 0;
+  const char* end = user.data() + user.size();
+  const auto [ptr, ec] = std::from_chars(user.data(), end, v);
+  if (!user.empty() && ec == std::errc{} && ptr == end && v >= 0 && std::to_string(v) == user) {
+    return srs::detail::json::Value(v);
   }
   return srs::detail::json::Value(user);
 }
@@ -78,9 +85,10 @@ inline std::string result_line(const UserResult& r) {
   if (!r.parameters.empty()) {
     Value params = srs::detail::json::Object{};
     for (const auto& [part, w] : r.parameters) {
-      Value arr = srs::detail::json::Array{};
-      for (double x : w) arr.push_back(srs::detail::round_decimal(x, 6));
-      params[std::to_string(part)] = std::move(arr);
+      srs::detail::json::Array arr;
+      arr.reserve(w.size());
+      for (double x : w) arr.emplace_back(srs::detail::round_decimal(x, 6));
+      params[std::to_string(part)] = Value(std::move(arr));
     }
     line["parameters"] = std::move(params);
   }
@@ -90,16 +98,17 @@ inline std::string result_line(const UserResult& r) {
 /// The --raw JSON line of one user: predictions rounded to 4 decimals, labels.
 inline std::string raw_line(const UserResult& r) {
   using srs::detail::json::Value;
-  Value p = srs::detail::json::Array{};
-  Value y = srs::detail::json::Array{};
+  srs::detail::json::Array p, y;
+  p.reserve(r.predictions.size());
+  y.reserve(r.predictions.size());
   for (const Prediction& x : r.predictions) {
-    p.push_back(srs::detail::round_decimal(x.p, 4));
-    y.push_back(static_cast<std::int64_t>(x.y));
+    p.emplace_back(srs::detail::round_decimal(x.p, 4));
+    y.emplace_back(static_cast<std::int64_t>(x.y));
   }
   Value line = srs::detail::json::Object{};
   line["user"] = user_value(r.user);
-  line["p"] = std::move(p);
-  line["y"] = std::move(y);
+  line["p"] = Value(std::move(p));
+  line["y"] = Value(std::move(y));
   return srs::detail::json::dump(line);
 }
 
@@ -184,7 +193,7 @@ inline std::string format_table(std::vector<ModelSummary> rows) {
   std::snprintf(buf, sizeof buf, "%-*s %6s %9s | %8s %10s %8s | %8s %10s %8s\n", static_cast<int>(width), "", "", "",
                 "LogLoss", "RMSE(bins)", "AUC", "LogLoss", "RMSE(bins)", "AUC");
   out += buf;
-  out += std::string(width + 17, '-') + "+------------------------------+-----------------------------\n";
+  out += std::string(width + 18, '-') + "+------------------------------+-----------------------------\n";
   for (const auto& r : rows) {
     std::snprintf(buf, sizeof buf, "%-*s %6zu %9zu | %s %10s %s | %s %10s %s\n", static_cast<int>(width),
                   r.name.c_str(), r.users, r.reviews, cell(r, "LogLoss", false).c_str(),

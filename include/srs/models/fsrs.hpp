@@ -33,7 +33,6 @@
 #include <cstdint>      // std::int32_t
 #include <limits>       // std::numeric_limits
 #include <map>          // std::map
-#include <optional>     // std::optional
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
@@ -80,12 +79,15 @@ template <class Curve>
 std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group>, 4>& groups,
                                             double average_recall, const std::array<double, 4>& s0_default,
                                             double s_min, double s_max, bool smoothing, Curve curve) {
-  std::array<std::optional<double>, 4> stability;
+  // Plain doubles with a `known` mask (no std::optional: g++ 12.2 -O1+ miscompiles
+  // optional-to-optional copy assignment in loops of this shape).
+  std::array<double, 4> st{};
+  std::array<bool, 4> known{};
   std::array<double, 4> count{};
-  for (int r = 0; r < 4; ++r) {
-    const auto& g = groups[static_cast<std::size_t>(r)];
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& g = groups[r];
     if (g.empty()) continue;
-    const double s0 = s0_default[static_cast<std::size_t>(r)];
+    const double s0 = s0_default[r];
     std::vector<double> recall(g.size());
     double total = 0;
     for (std::size_t k = 0; k < g.size(); ++k) {
@@ -105,20 +107,19 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
     std::uintmax_t max_iter = 1000;
     const auto best = boost::math::tools::brent_find_minima(loss, s_min, s_max,
                                                             std::numeric_limits<double>::digits / 2, max_iter);
-    stability[static_cast<std::size_t>(r)] = best.first;
-    count[static_cast<std::size_t>(r)] = total;
+    st[r] = best.first;
+    known[r] = true;
+    count[r] = total;
   }
 
   // Monotonicity repair: the rating with fewer observations yields.
-  constexpr std::array<std::pair<int, int>, 6> pairs{{{1, 2}, {2, 3}, {3, 4}, {1, 3}, {2, 4}, {1, 4}}};
+  constexpr std::array<std::pair<std::size_t, std::size_t>, 6> pairs{{{0, 1}, {1, 2}, {2, 3}, {0, 2}, {1, 3}, {0, 3}}};
   for (auto [small, big] : pairs) {
-    auto& ss = stability[static_cast<std::size_t>(small - 1)];
-    auto& sb = stability[static_cast<std::size_t>(big - 1)];
-    if (ss && sb && *ss > *sb) {
-      if (count[static_cast<std::size_t>(small - 1)] > count[static_cast<std::size_t>(big - 1)]) {
-        sb = *ss;
+    if (known[small] && known[big] && st[small] > st[big]) {
+      if (count[small] > count[big]) {
+        st[big] = st[small];
       } else {
-        ss = *sb;
+        st[small] = st[big];
       }
     }
   }
@@ -126,54 +127,55 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
   // Fill in missing ratings from the log-linear relations
   // S2 = S1^a S3^(1-a), S3 = S2^(1-b) S4^b, with a = 0.41, b = 0.54.
   constexpr double a = 0.41, b = 0.54;
-  auto& s1 = stability[0];
-  auto& s2 = stability[1];
-  auto& s3 = stability[2];
-  auto& s4 = stability[3];
+  double& s1 = st[0];
+  double& s2 = st[1];
+  double& s3 = st[2];
+  double& s4 = st[3];
+  const bool k1 = known[0], k2 = known[1], k3 = known[2], k4 = known[3];
   using std::pow;
-  const int known = int(bool(s1)) + int(bool(s2)) + int(bool(s3)) + int(bool(s4));
+  const int n_known = int(k1) + int(k2) + int(k3) + int(k4);
   std::array<double, 4> out{};
-  if (known == 0) {
+  if (n_known == 0) {
     throw InadequateData("Not enough data for pretraining!");
-  } else if (known == 1) {
-    int r = 0;
-    while (!stability[static_cast<std::size_t>(r)]) ++r;
-    const double factor = *stability[static_cast<std::size_t>(r)] / s0_default[static_cast<std::size_t>(r)];
+  } else if (n_known == 1) {
+    std::size_t r = 0;
+    while (!known[r]) ++r;
+    const double factor = st[r] / s0_default[r];
     for (std::size_t k = 0; k < 4; ++k) out[k] = s0_default[k] * factor;
   } else {
-    if (known == 2) {
-      if (!s1 && !s2) {
-        s2 = pow(*s3, 1 / (1 - b)) * pow(*s4, 1 - 1 / (1 - b));
-        s1 = pow(*s2, 1 / a) * pow(*s3, 1 - 1 / a);
-      } else if (!s1 && !s3) {
-        s3 = pow(*s2, 1 - b) * pow(*s4, b);
-        s1 = pow(*s2, 1 / a) * pow(*s3, 1 - 1 / a);
-      } else if (!s1 && !s4) {
-        s4 = pow(*s2, 1 - 1 / b) * pow(*s3, 1 / b);
-        s1 = pow(*s2, 1 / a) * pow(*s3, 1 - 1 / a);
-      } else if (!s2 && !s3) {
+    if (n_known == 2) {
+      if (!k1 && !k2) {
+        s2 = pow(s3, 1 / (1 - b)) * pow(s4, 1 - 1 / (1 - b));
+        s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
+      } else if (!k1 && !k3) {
+        s3 = pow(s2, 1 - b) * pow(s4, b);
+        s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
+      } else if (!k1 && !k4) {
+        s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
+        s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
+      } else if (!k2 && !k3) {
         const double c = a + b - a * b;
-        s2 = pow(*s1, a / c) * pow(*s4, 1 - a / c);
-        s3 = pow(*s1, 1 - b / c) * pow(*s4, b / c);
-      } else if (!s2 && !s4) {
-        s2 = pow(*s1, a) * pow(*s3, 1 - a);
-        s4 = pow(*s2, 1 - 1 / b) * pow(*s3, 1 / b);
-      } else {  // !s3 && !s4
-        s3 = pow(*s1, 1 - 1 / (1 - a)) * pow(*s2, 1 / (1 - a));
-        s4 = pow(*s2, 1 - 1 / b) * pow(*s3, 1 / b);
+        s2 = pow(s1, a / c) * pow(s4, 1 - a / c);
+        s3 = pow(s1, 1 - b / c) * pow(s4, b / c);
+      } else if (!k2 && !k4) {
+        s2 = pow(s1, a) * pow(s3, 1 - a);
+        s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
+      } else {  // !k3 && !k4
+        s3 = pow(s1, 1 - 1 / (1 - a)) * pow(s2, 1 / (1 - a));
+        s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
       }
-    } else if (known == 3) {
-      if (!s1) {
-        s1 = pow(*s2, 1 / a) * pow(*s3, 1 - 1 / a);
-      } else if (!s2) {
-        s2 = pow(*s1, a) * pow(*s3, 1 - a);
-      } else if (!s3) {
-        s3 = pow(*s2, 1 - b) * pow(*s4, b);
-      } else if (!s4) {
-        s4 = pow(*s2, 1 - 1 / b) * pow(*s3, 1 / b);
+    } else if (n_known == 3) {
+      if (!k1) {
+        s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
+      } else if (!k2) {
+        s2 = pow(s1, a) * pow(s3, 1 - a);
+      } else if (!k3) {
+        s3 = pow(s2, 1 - b) * pow(s4, b);
+      } else {
+        s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
       }
     }
-    for (std::size_t k = 0; k < 4; ++k) out[k] = *stability[k];
+    out = st;
   }
   for (auto& s : out) s = std::max(std::min(s_max, s), s_min);
   return out;

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Micro-benchmarks of FSRS-6 (Google Benchmark):
+//  - one review step (state update + recall) on double, float and
+//    Dual<double, 21> (value + the whole 21-parameter gradient in one pass);
+//  - predicting a review from its whole history, per review replayed;
+//  - training one simulated user of ~10k reviews with the shared trainer;
+//  - the whole srs-bench protocol (5 folds) on that user.
+// Run: cmake --workflow --preset bench && build/bench/bench/bench_fsrs6
+#include <benchmark/benchmark.h>
+
+#include <array>    // std::array
+#include <cstddef>  // std::size_t
+#include <numeric>  // std::iota
+#include <span>     // std::span
+#include <vector>   // std::vector
+
+#include <srs/srs.hpp>
+
+namespace {
+
+using srs::core::Dual;
+using srs::data::Step;
+using srs::models::Fsrs6;
+
+/// A fixed, plausible review sequence (intervals and ratings) to step through.
+std::vector<Step> steps() {
+  std::vector<Step> s;
+  const int ratings[] = {3, 3, 1, 3, 2, 3, 4, 3, 1, 3, 3, 3, 2, 3, 3, 4};
+  const double days[] = {0, 1, 3, 0, 1, 4, 9, 20, 35, 0, 2, 6, 15, 31, 70, 150};
+  for (std::size_t k = 0; k < 16; ++k) s.push_back({days[k], ratings[k]});
+  return s;
+}
+
+/// One review: update the state and evaluate recall, on scalar type T.
+template <class T>
+void step_loop(benchmark::State& state) {
+  const Fsrs6 model;
+  const auto defaults = model.default_params();
+  std::array<T, 21> w;
+  if constexpr (srs::core::is_dual_v<T>) {
+    for (std::size_t k = 0; k < 21; ++k) w[k] = T::variable(defaults[k], k);
+  } else {
+    for (std::size_t k = 0; k < 21; ++k) w[k] = static_cast<T>(defaults[k]);
+  }
+  const std::span<const T, 21> ws(w);
+  const std::vector<Step> seq = steps();
+  for (auto _ : state) {
+    auto st = model.init(ws, seq[0]);
+    T r(0.0f);
+    for (std::size_t k = 1; k < seq.size(); ++k) {
+      st = model.next(ws, st, seq[k]);
+      r = model.recall(ws, st, 5.0);
+    }
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(seq.size() - 1));
+  state.SetLabel("items = review steps (update + recall)");
+}
+
+void BM_step_double(benchmark::State& s) { step_loop<double>(s); }
+void BM_step_float(benchmark::State& s) { step_loop<float>(s); }
+void BM_step_dual21(benchmark::State& s) { step_loop<Dual<double, 21>>(s); }
+BENCHMARK(BM_step_double);
+BENCHMARK(BM_step_float);
+BENCHMARK(BM_step_dual21);
+
+/// A simulated user of about 10k reviews, preprocessed as for FSRS-6 --short.
+const srs::data::Dataset& user10k() {
+  static const srs::data::Dataset ds = [] {
+    srs::data::SimulationOptions o;
+    o.seed = 7;
+    o.days = 150;
+    o.new_cards_per_day = 12;
+    srs::data::PreprocessOptions p;
+    p.short_term = true;
+    return srs::data::preprocess(srs::data::simulate_user(o, "bench"), p);
+  }();
+  return ds;
+}
+
+/// Predict every row of the user from its whole history (as at test time).
+void BM_predict_user(benchmark::State& state) {
+  const Fsrs6 model;
+  const auto w = model.default_params();
+  const auto& ds = user10k();
+  std::int64_t steps_done = 0;
+  for (auto _ : state) {
+    double sum = 0;
+    for (const auto& it : ds.items) {
+      sum += srs::core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+      steps_done += static_cast<std::int64_t>(it.hist_len);
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(ds.items.size()));
+  state.counters["steps/s"] = benchmark::Counter(static_cast<double>(steps_done), benchmark::Counter::kIsRate);
+  state.SetLabel("items = predicted rows (" + std::to_string(ds.items.size()) + " rows)");
+}
+BENCHMARK(BM_predict_user)->Unit(benchmark::kMillisecond);
+
+/// Train FSRS-6 (S0 fit + 5 epochs) on all rows of the 10k-review user.
+void BM_train_user(benchmark::State& state) {
+  const Fsrs6 model;
+  const auto& ds = user10k();
+  std::vector<std::size_t> rows(ds.items.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  for (auto _ : state) {
+    auto w = srs::optim::train(model, ds, std::span<const std::size_t>(rows));
+    benchmark::DoNotOptimize(w);
+  }
+  state.SetLabel(std::to_string(ds.items.size()) + " training rows");
+}
+BENCHMARK(BM_train_user)->Unit(benchmark::kMillisecond);
+
+/// The whole per-user protocol of srs-bench (5 folds: train + predict + metrics).
+void BM_evaluate_user(benchmark::State& state) {
+  const srs::eval::StandardEvaluator<Fsrs6> ev;
+  const auto& ds = user10k();
+  for (auto _ : state) {
+    auto r = ev.run(ds);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_evaluate_user)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+// Tests of the srs-bench program (examples/srs_bench.cpp), run as a subprocess
+// (the executable named by SRS_BENCH_EXE) with stdout and stderr redirected to
+// files in a fresh temporary folder:
+//
+//   * --help exits 0 and names every flag; each of those flags is also accepted
+//     by the parser (a run with the flag and then an unknown one complains about
+//     the unknown one only);
+//   * usage errors exit 2 with a message naming the problem: an unknown flag, no
+//     --data, bad --threads values, --default with --S0, an unknown model, a bad
+//     --precision; no output folder is created;
+//   * a folder of simulated users (<user>.csv, written with write_revlog_csv):
+//     one JSON line per user and model, sorted by user id, each exactly the
+//     line srs::eval::result_line gives for the same user evaluated in this
+//     process; the --raw files likewise; the table names both results; a second
+//     run refuses to overwrite (exit 2, files intact); --overwrite reproduces
+//     the files byte for byte, with 1 thread instead of 2;
+//   * a broken CSV: the other users are written, the broken one is named on
+//     stderr with its file, line and column, exit status 1; a user with too
+//     few rows is skipped (exit 0) and counted in the summary line;
+//   * --demo --demo-users 2 runs and prints the table.
+#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
+
+#include <chrono>      // std::chrono::steady_clock
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::int64_t, std::uint64_t
+#include <cstdlib>     // std::system
+#include <filesystem>  // std::filesystem::path, temp_directory_path, create_directory, remove_all, exists
+#include <fstream>     // std::ifstream, std::ofstream
+#include <iterator>    // std::istreambuf_iterator
+#include <random>      // std::random_device
+#include <sstream>     // std::istringstream
+#include <string>      // std::string, std::to_string
+#include <string_view> // std::string_view
+#include <utility>     // std::pair
+#include <vector>      // std::vector
+
+#include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE, MESSAGE
+
+#include <srs/data/csv.hpp>         // srs::data::write_revlog_csv, format_revlog_csv
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
+#include <srs/data/revlog.hpp>      // srs::data::Revlog
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/detail/json.hpp>      // srs::detail::json::parse, Value
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
+#include <srs/eval/report.hpp>      // srs::eval::result_line, raw_line
+#include <srs/models/avg.hpp>       // srs::models::Avg
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = srs::detail::json;
+
+/// A fresh folder under the system temp directory, removed at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    do {
+      path = fs::temp_directory_path() / ("srs_bench_test_" + std::to_string(rd()) + std::to_string(rd()));
+    } while (!fs::create_directory(path));
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+/// `s` quoted for /bin/sh.
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+/// The outcome of one srs-bench run.
+struct Run {
+  int status = -1;  ///< exit status (-1 if it did not exit normally)
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+  double seconds = 0;
+};
+
+/// Runs srs-bench with `args` (already quoted), output captured in files under `tmp`.
+Run bench(const TempDir& tmp, const std::string& args) {
+  static int counter = 0;
+  const fs::path out = tmp.path / ("stdout" + std::to_string(counter) + ".txt");
+  const fs::path err = tmp.path / ("stderr" + std::to_string(counter) + ".txt");
+  ++counter;
+  const std::string cmd =
+      sh_quote(SRS_BENCH_EXE) + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string());
+  const auto start = std::chrono::steady_clock::now();
+  const int raw = std::system(cmd.c_str());
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+/// A small simulated user: 60 days, 8 new cards a day.
+srs::data::Revlog small_user(const std::string& user, std::uint64_t seed) {
+  srs::data::SimulationOptions so;
+  so.seed = seed;
+  so.days = 60;
+  so.new_cards_per_day = 8;
+  so.params[20] = 0.1 + 0.05 * static_cast<double>(seed % 4);  // users differ in their decay
+  return srs::data::simulate_user(so, user);
+}
+
+/// Writes `users` as <user>.csv into `dir`.
+void write_users(const fs::path& dir, const std::vector<srs::data::Revlog>& users) {
+  fs::create_directories(dir);
+  for (const auto& u : users) srs::data::write_revlog_csv(dir / (u.user + ".csv"), u);
+}
+
+/// The result line and raw line srs-bench should write for `log` (--short, float32).
+template <class M>
+std::pair<std::string, std::string> expected_lines(const srs::data::Revlog& log) {
+  srs::data::PreprocessOptions po;
+  po.short_term = true;
+  const srs::data::Dataset ds = srs::data::preprocess(log, po);
+  const srs::eval::UserResult r = srs::eval::StandardEvaluator<M>().run(ds);
+  return {srs::eval::result_line(r), srs::eval::raw_line(r)};
+}
+
+/// Checks the shape of a result file: one line per user, in `users` order.
+void check_result_file(const fs::path& file, const std::vector<std::string>& users, bool has_parameters) {
+  CAPTURE(file.string());
+  REQUIRE(fs::exists(file));
+  const std::vector<std::string> lines = lines_of(read_file(file));
+  REQUIRE(lines.size() == users.size());
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    CAPTURE(lines[k]);
+    const json::Value v = json::parse(lines[k]);
+    CHECK(v.at("user").is_integer());
+    CHECK(std::to_string(v.at("user").as_int()) == users[k]);
+    CHECK(v.at("size").as_int() > 0);
+    const json::Value& m = v.at("metrics");
+    REQUIRE(m.size() == 5);
+    const char* names[] = {"RMSE", "LogLoss", "RMSE(bins)", "AUC", "MBE"};
+    for (std::size_t i = 0; i < 5; ++i) {
+      CHECK(m.as_object()[i].first == names[i]);
+      CHECK(m.as_object()[i].second.is_number());
+    }
+    CHECK(v.contains("parameters") == has_parameters);
+    if (has_parameters) {
+      const json::Value& p = v.at("parameters");
+      REQUIRE(p.size() == 1);
+      REQUIRE(p.contains("0"));
+      REQUIRE(p.at("0").size() == 21);
+      for (const json::Value& x : p.at("0")) CHECK(x.is_number());
+    }
+  }
+}
+
+/// Checks a raw file: one {"user", "p", "y"} line per user, arrays as long as `size`.
+void check_raw_file(const fs::path& raw, const fs::path& results) {
+  CAPTURE(raw.string());
+  REQUIRE(fs::exists(raw));
+  const std::vector<std::string> raw_lines = lines_of(read_file(raw));
+  const std::vector<std::string> result_lines = lines_of(read_file(results));
+  REQUIRE(raw_lines.size() == result_lines.size());
+  for (std::size_t k = 0; k < raw_lines.size(); ++k) {
+    const json::Value v = json::parse(raw_lines[k]);
+    const json::Value r = json::parse(result_lines[k]);
+    CHECK(v.at("user") == r.at("user"));
+    const auto size = static_cast<std::size_t>(r.at("size").as_int());
+    CHECK(v.at("p").size() == size);
+    CHECK(v.at("y").size() == size);
+    for (const json::Value& p : v.at("p")) CHECK((p.as_double() >= 0 && p.as_double() <= 1));
+    for (const json::Value& y : v.at("y")) CHECK((y.as_int() == 0 || y.as_int() == 1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("srs_bench: --help documents every flag") {
+  const TempDir tmp;
+  const Run r = bench(tmp, "--help");
+  CHECK(r.status == 0);
+  CHECK(contains(r.out, "Usage:"));
+  const char* flags[] = {"--data",      "--demo",      "--demo-users", "--model", "--short", "--default",
+                         "--S0",        "--recency",   "--two_buttons", "--precision", "--out", "--raw",
+                         "--overwrite", "--threads",   "--quiet",      "--help"};
+  for (const std::string flag : flags) {
+    CAPTURE(flag);
+    CHECK(contains(r.out, flag + " "));
+  }
+  // -h is a short form of --help.
+  const Run h = bench(tmp, "-h");
+  CHECK(h.status == 0);
+  CHECK(h.out == r.out);
+  // ... and the parser accepts each of them: with an unknown flag after it, the
+  // complaint is about the unknown flag only.
+  const std::string values[] = {"--data x", "--demo", "--demo-users 2", "--model AVG", "--short", "--default",
+                                "--S0", "--recency", "--two_buttons", "--precision double", "--out x", "--raw",
+                                "--overwrite", "--threads 2", "--quiet"};
+  for (const std::string& v : values) {
+    CAPTURE(v);
+    const Run u = bench(tmp, v + " --no-such-flag");
+    CHECK(u.status == 2);
+    CHECK(contains(u.err, "unknown argument '--no-such-flag'"));
+  }
+}
+
+TEST_CASE("srs_bench: a refused run creates no file at all") {
+  // Only the raw file of a result exists: the run is refused before any result
+  // file is created or truncated.
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("1", 1)});
+  const fs::path out = tmp.path / "out";
+  fs::create_directories(out / "raw");
+  {
+    std::ofstream f(out / "raw" / "AVG.jsonl");
+    f << "{\"user\": 1, \"p\": [], \"y\": []}\n";
+  }
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model AVG --raw --out " + sh_quote(out.string()));
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "already exists"));
+  CHECK_FALSE(fs::exists(out / "AVG.jsonl"));
+}
+
+TEST_CASE("srs_bench: usage errors exit with status 2 and name the problem") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("1", 1)});
+  const fs::path out = tmp.path / "out";
+  const std::string common = "--data " + sh_quote(data.string()) + " --out " + sh_quote(out.string());
+  struct Case {
+    std::string args;
+    std::vector<std::string> fragments;  // all must appear on stderr
+  };
+  const Case cases[] = {
+      {common + " --model FSRS-6 --frobnicate", {"unknown argument", "--frobnicate"}},
+      {"--model FSRS-6 --out " + sh_quote(out.string()), {"--data", "required"}},
+      {common + " --model FSRS-6 --threads abc", {"--threads", "'abc'"}},
+      {common + " --model FSRS-6 --threads 0", {"--threads", "'0'"}},
+      {common + " --model FSRS-6 --threads -3", {"--threads", "'-3'"}},
+      {common + " --model FSRS-6 --threads", {"--threads", "needs a value"}},
+      {common + " --model FSRS-6 --default --S0", {"--default", "--S0"}},
+      {common + " --model FSRS-99", {"unknown model", "FSRS-99"}},
+      {common + " --model FSRS-6 --precision half", {"--precision", "'half'"}},
+      {common + " --model AVG --demo-users 3", {"--demo-users", "needs --demo"}},
+      {common, {"--model"}},
+      {"--data " + sh_quote((tmp.path / "missing").string()) + " --model AVG --out " + sh_quote(out.string()),
+       {"missing", "does not exist"}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.args);
+    const Run r = bench(tmp, c.args);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    for (const std::string& f : c.fragments) CHECK(contains(r.err, f));
+    CHECK(contains(r.err, "srs-bench"));
+    CHECK(!fs::exists(out));
+  }
+}
+
+TEST_CASE("srs_bench: a folder of users, result files, --raw, --overwrite, determinism") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  // Ids 1, 2, 10: the files must come out in numeric order, not "1, 10, 2".
+  const std::vector<srs::data::Revlog> users = {small_user("10", 3), small_user("2", 2), small_user("1", 1)};
+  write_users(data, users);
+  const fs::path out = tmp.path / "out";
+  const std::string args = "--data " + sh_quote(data.string()) + " --model FSRS-6 --model AVG --short --out " +
+                           sh_quote(out.string()) + " --raw";
+
+  const Run first = bench(tmp, args + " --threads 2");
+  CAPTURE(first.out);
+  CAPTURE(first.err);
+  REQUIRE(first.status == 0);
+  const fs::path fsrs = out / "FSRS-6-short.jsonl";
+  const fs::path avg = out / "AVG-short.jsonl";
+  const fs::path fsrs_raw = out / "raw" / "FSRS-6-short.jsonl";
+  const fs::path avg_raw = out / "raw" / "AVG-short.jsonl";
+  check_result_file(fsrs, {"1", "2", "10"}, true);
+  check_result_file(avg, {"1", "2", "10"}, false);
+  check_raw_file(fsrs_raw, fsrs);
+  check_raw_file(avg_raw, avg);
+
+  // Each line is exactly what the library writes for the same user.
+  const std::vector<std::string> fsrs_lines = lines_of(read_file(fsrs));
+  const std::vector<std::string> avg_lines = lines_of(read_file(avg));
+  const std::vector<std::string> fsrs_raw_lines = lines_of(read_file(fsrs_raw));
+  const std::vector<std::string> avg_raw_lines = lines_of(read_file(avg_raw));
+  const std::size_t order[] = {2, 1, 0};  // users[] index of "1", "2", "10"
+  for (std::size_t k = 0; k < 3; ++k) {
+    const srs::data::Revlog& log = users[order[k]];
+    CAPTURE(log.user);
+    const auto [f_line, f_raw] = expected_lines<srs::models::Fsrs6>(log);
+    const auto [a_line, a_raw] = expected_lines<srs::models::Avg>(log);
+    CHECK(fsrs_lines[k] == f_line);
+    CHECK(fsrs_raw_lines[k] == f_raw);
+    CHECK(avg_lines[k] == a_line);
+    CHECK(avg_raw_lines[k] == a_raw);
+    // size = 5 floor(n / 6) of the preprocessed user.
+    srs::data::PreprocessOptions po;
+    po.short_term = true;
+    const std::size_t n = srs::data::preprocess(log, po).size();
+    CHECK(json::parse(fsrs_lines[k]).at("size").as_int() == static_cast<std::int64_t>(5 * (n / 6)));
+  }
+
+  // The table names both results; the summary line counts the users.
+  CHECK(contains(first.out, "FSRS-6-short "));
+  CHECK(contains(first.out, "AVG-short "));
+  CHECK(contains(first.out, "3 users: 3 evaluated, 0 skipped"));
+  CHECK(contains(first.out, "0 failed"));
+
+  const std::string files[] = {read_file(fsrs), read_file(avg), read_file(fsrs_raw), read_file(avg_raw)};
+  auto same_files = [&] {
+    return read_file(fsrs) == files[0] && read_file(avg) == files[1] && read_file(fsrs_raw) == files[2] &&
+           read_file(avg_raw) == files[3];
+  };
+
+  // Again without --overwrite: refused, nothing touched.
+  const Run again = bench(tmp, args + " --threads 2");
+  CAPTURE(again.err);
+  CHECK(again.status == 2);
+  CHECK(contains(again.err, "already exists"));
+  CHECK(contains(again.err, "--overwrite"));
+  CHECK(same_files());
+
+  // With --overwrite, on one thread: the same bytes.
+  const Run third = bench(tmp, args + " --threads 1 --overwrite");
+  CAPTURE(third.err);
+  CHECK(third.status == 0);
+  CHECK(same_files());
+  CHECK(!fs::exists(out / "FSRS-6-short.jsonl.tmp"));
+}
+
+TEST_CASE("srs_bench: a broken user fails alone; a user with too few rows is skipped") {
+  const TempDir tmp;
+  const fs::path out = tmp.path / "out";
+
+  SUBCASE("a non-numeric rating on line 5") {
+    const fs::path data = tmp.path / "users";
+    write_users(data, {small_user("1", 1), small_user("2", 2)});
+    // User 3: a valid log with the rating of line 5 (the 4th review) replaced by "x".
+    std::vector<std::string> lines = lines_of(srs::data::format_revlog_csv(small_user("3", 3)));
+    REQUIRE(lines.size() > 5);
+    std::string& line = lines[4];
+    const std::size_t c1 = line.find(',');
+    const std::size_t c2 = line.find(',', c1 + 1);
+    const std::size_t c3 = line.find(',', c2 + 1);
+    line = line.substr(0, c2 + 1) + "x" + line.substr(c3);
+    const fs::path broken = data / "3.csv";
+    {
+      std::ofstream f(broken, std::ios::binary);
+      for (const std::string& l : lines) f << l << '\n';
+    }
+    const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model FSRS-6 --model AVG --short --out " +
+                                 sh_quote(out.string()) + " --threads 2");
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "user 3"));
+    CHECK(contains(r.err, broken.string() + ":5:"));
+    CHECK(contains(r.err, "column 'rating'"));
+    CHECK(contains(r.err, "'x' is not an integer"));
+    CHECK(contains(r.out, "3 users: 2 evaluated, 0 skipped with fewer than 6 evaluation rows, 1 failed"));
+    check_result_file(out / "FSRS-6-short.jsonl", {"1", "2"}, true);
+    check_result_file(out / "AVG-short.jsonl", {"1", "2"}, false);
+  }
+
+  SUBCASE("a user with fewer than 6 evaluation rows") {
+    const fs::path data = tmp.path / "users";
+    write_users(data, {small_user("1", 1), small_user("2", 2)});
+    // Two cards, five reviews: at most three rows with delta_t > 0.
+    {
+      std::ofstream f(data / "4.csv", std::ios::binary);
+      f << "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds\n"
+           "0,0,3,0,5000,-1,-1\n"
+           "1,0,3,0,5000,-1,-1\n"
+           "0,2,3,2,5000,2,172800\n"
+           "1,3,3,2,5000,3,259200\n"
+           "0,7,3,2,5000,5,432000\n";
+    }
+    const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model FSRS-6 --model AVG --short --out " +
+                                 sh_quote(out.string()) + " --threads 2");
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "3 users: 2 evaluated, 1 skipped with fewer than 6 evaluation rows, 0 failed"));
+    check_result_file(out / "FSRS-6-short.jsonl", {"1", "2"}, true);
+    check_result_file(out / "AVG-short.jsonl", {"1", "2"}, false);
+  }
+}
+
+TEST_CASE("srs_bench: --demo") {
+  const TempDir tmp;
+  const fs::path out = tmp.path / "demo";
+  const Run r = bench(tmp, "--demo --demo-users 2 --out " + sh_quote(out.string()) + " --quiet");
+  MESSAGE("srs-bench --demo --demo-users 2 took " << r.seconds << " s");
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());  // --quiet: no progress
+  const std::vector<std::string> lines = lines_of(r.out);
+  REQUIRE(lines.size() == 6);  // 2 header lines, the rule, FSRS-6, AVG, the summary
+  CHECK(lines[0].rfind("Model", 0) == 0);
+  CHECK(lines[3].rfind("FSRS-6 ", 0) == 0);  // FSRS-6 beats AVG on users simulated with FSRS-6
+  CHECK(lines[4].rfind("AVG ", 0) == 0);
+  CHECK(contains(lines[5], "2 users: 2 evaluated, 0 skipped"));
+  check_result_file(out / "FSRS-6.jsonl", {"1", "2"}, true);
+  check_result_file(out / "AVG.jsonl", {"1", "2"}, false);
+}
