@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Golden tables for tests/tools/number.test.cpp and tests/tools/json.test.cpp,
+"""Golden tables for tests/detail/number.test.cpp and tests/detail/json.test.cpp,
 computed by CPython itself:
 
   repr   repr(x) for hand-picked and seeded random doubles (srs::detail::shortest_repr)
@@ -23,7 +23,7 @@ import struct
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "detail"  # the test files live in tests/detail
 SEED = 20240611
 
 

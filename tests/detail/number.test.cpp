@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/// @file tests/tools/number.test.cpp
+/// @file tests/detail/number.test.cpp
 /// srs::detail::shortest_repr and round_decimal against CPython's repr(float)
 /// and round(x, n). The tables between the GENERATED markers come from
 /// tests/tools/gen_repr_golden.py; rerun it rather than editing them.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/// @file tests/tools/json.test.cpp
+/// @file tests/detail/json.test.cpp
 /// srs::detail::json: the Value type, the strict parser (every error path), and
 /// dump() against Python's json.dumps. The table between the GENERATED markers
 /// comes from tests/tools/gen_repr_golden.py; rerun it rather than editing it.
