@@ -15,7 +15,8 @@ int main(int argc, char** argv) try {
   // Users: from disk, or simulated.
   std::vector<srs::data::Revlog> logs;
   if (argc > 1) {
-    for (const auto& u : srs::data::discover_users(argv[1])) logs.push_back(srs::data::read_revlog_csv(u.revlogs, u.user));
+    for (const auto& u : srs::data::discover_users(argv[1]))
+      logs.push_back(srs::data::read_revlog_csv(u.revlogs, u.user));
   } else {
     srs::data::SimulationOptions o;
     o.days = 120;

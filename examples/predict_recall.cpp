@@ -26,8 +26,8 @@ int main(int argc, char** argv) try {
   }
 
   // 2. Train the user's own parameters on their review log.
-  const srs::data::Revlog log = argc > 1 ? srs::data::read_revlog_csv(argv[1])
-                                         : srs::data::simulate_user(srs::data::SimulationOptions{}, "demo");
+  const srs::data::Revlog log =
+      argc > 1 ? srs::data::read_revlog_csv(argv[1]) : srs::data::simulate_user(srs::data::SimulationOptions{}, "demo");
   srs::data::PreprocessOptions pre;
   pre.short_term = true;  // FSRS-6 uses same-day reviews
   const srs::data::Dataset ds = srs::data::preprocess(log, pre);

@@ -26,7 +26,8 @@ using namespace srs;
 
 namespace {
 
-constexpr const char* usage_text = R"(srs-bench: evaluate spaced-repetition memory models with the SRS benchmark protocol
+constexpr const char* usage_text =
+    R"(srs-bench: evaluate spaced-repetition memory models with the SRS benchmark protocol
 
 Usage:
   srs-bench --data PATH --model NAME [--model NAME ...] [options]
@@ -87,7 +88,8 @@ struct Options {
 std::size_t parse_count(const std::string& flag, const std::string& value) {
   char* end = nullptr;
   const long v = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || v < 1 || v > 1000000) usage_error(flag + " needs a positive integer, got '" + value + "'");
+  if (value.empty() || *end != '\0' || v < 1 || v > 1000000)
+    usage_error(flag + " needs a positive integer, got '" + value + "'");
   return static_cast<std::size_t>(v);
 }
 
@@ -271,7 +273,10 @@ void sort_by_user(const fs::path& path) {
     if (line.empty()) continue;
     const auto v = detail::json::parse(line, path.string());
     const auto& u = v.at("user");
-    std::string key = u.is_string() ? "1" + u.as_string() : "0" + std::string(20 - std::min<std::size_t>(20, std::to_string(u.as_int()).size()), '0') + std::to_string(u.as_int());
+    std::string key = u.is_string()
+                          ? "1" + u.as_string()
+                          : "0" + std::string(20 - std::min<std::size_t>(20, std::to_string(u.as_int()).size()), '0') +
+                                std::to_string(u.as_int());
     lines.emplace_back(std::move(key), line);
   }
   std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -364,7 +369,8 @@ int main(int argc, char** argv) {
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mutex);
         failures.push_back("user " + job.user + ": " + e.what());
-        if (!opt.quiet) std::fprintf(stderr, "%ssrs-bench: user %s failed: %s\n", tty ? "\n" : "", job.user.c_str(), e.what());
+        if (!opt.quiet)
+          std::fprintf(stderr, "%ssrs-bench: user %s failed: %s\n", tty ? "\n" : "", job.user.c_str(), e.what());
       }
       ++done;
       std::lock_guard<std::mutex> lock(mutex);
@@ -396,8 +402,8 @@ int main(int argc, char** argv) {
   std::vector<eval::ModelSummary> summaries;
   for (std::size_t m = 0; m < runners.size(); ++m) summaries.push_back(eval::summarize(runners[m].name, results[m]));
   std::cout << eval::format_table(summaries);
-  std::cout << "results: " << opt.out.string() << "/ (" << jobs.size() << " users: "
-            << jobs.size() - skipped - failures.size() << " evaluated, " << skipped
+  std::cout << "results: " << opt.out.string() << "/ (" << jobs.size()
+            << " users: " << jobs.size() - skipped - failures.size() << " evaluated, " << skipped
             << " skipped with fewer than 6 evaluation rows, " << failures.size() << " failed)\n";
   if (!failures.empty()) {
     std::fprintf(stderr, "srs-bench: %zu user(s) failed:\n", failures.size());

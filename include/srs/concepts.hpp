@@ -39,8 +39,8 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include <srs/core/dual.hpp>       // core::Dual, core::is_dual_v
-#include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
+#include <srs/core/dual.hpp>     // core::Dual, core::is_dual_v
+#include <srs/data/dataset.hpp>  // data::Dataset, data::Item, data::Step
 
 namespace srs {
 
@@ -50,26 +50,24 @@ concept Scalar = std::floating_point<T> || core::is_dual_v<T>;
 
 /// The math of a memory model, on scalar type T.
 template <class M, class T>
-concept MemoryModelOver =
-    Scalar<T> && requires(const M& m, std::span<const T, M::num_params> w,
-                          const typename M::template State<T>& s, data::Step step, double t) {
-      { m.init(w, step) } -> std::same_as<typename M::template State<T>>;     // state after the first review
-      { m.next(w, s, step) } -> std::same_as<typename M::template State<T>>;  // state after a later review
-      { m.recall(w, s, t) } -> std::same_as<T>;                               // P(recall) t days later
-    };
+concept MemoryModelOver = Scalar<T> && requires(const M& m, std::span<const T, M::num_params> w,
+                                                const typename M::template State<T>& s, data::Step step, double t) {
+  { m.init(w, step) } -> std::same_as<typename M::template State<T>>;     // state after the first review
+  { m.next(w, s, step) } -> std::same_as<typename M::template State<T>>;  // state after a later review
+  { m.recall(w, s, t) } -> std::same_as<T>;                               // P(recall) t days later
+};
 
 /// A sequence model with a parameter vector, usable for prediction.
 template <class M>
-concept MemoryModel =
-    requires {
-      { M::num_params } -> std::convertible_to<std::size_t>;
-      { M::name } -> std::convertible_to<std::string_view>;
-    } &&
-    requires(const M& m, std::span<double, M::num_params> w) {
-      { m.default_params() } -> std::same_as<std::array<double, M::num_params>>;
-      { m.clamp(w) } -> std::same_as<void>;
-    } &&
-    MemoryModelOver<M, double>;
+concept MemoryModel = requires {
+  { M::num_params } -> std::convertible_to<std::size_t>;
+  { M::name } -> std::convertible_to<std::string_view>;
+}
+&&requires(const M& m, std::span<double, M::num_params> w) {
+  { m.default_params() } -> std::same_as<std::array<double, M::num_params>>;
+  { m.clamp(w) } -> std::same_as<void>;
+}
+&&MemoryModelOver<M, double>;
 
 /// A memory model whose gradient comes from forward-mode dual numbers (small N).
 template <class M>
@@ -104,8 +102,8 @@ concept Splitter = requires(const S& s, const data::Dataset& d, std::size_t k) {
 
 /// One pooled test prediction, with what the metrics need to know of its row.
 struct Prediction {
-  double p = 0;               ///< predicted probability of recall
-  int y = 0;                  ///< 1 = recalled
+  double p = 0;  ///< predicted probability of recall
+  int y = 0;     ///< 1 = recalled
   std::int32_t elapsed_days = 0;
   std::int32_t i = 0;
   std::int32_t lapses = 0;

@@ -214,9 +214,7 @@ TEST_CASE("conformance: srs-bench FSRS-6 --short --default matches the reference
   check_exact("--model FSRS-6 --short --default", "FSRS-6-default-short", "FSRS-6 default param.");
 }
 
-TEST_CASE("conformance: srs-bench AVG matches the reference exactly") {
-  check_exact("--model AVG", "AVG", "AVG");
-}
+TEST_CASE("conformance: srs-bench AVG matches the reference exactly") { check_exact("--model AVG", "AVG", "AVG"); }
 
 TEST_CASE("conformance: srs-bench FSRS-6 --short within the trained-model tolerances") {
   check_trained("--model FSRS-6 --short", "FSRS-6-short", "FSRS-6");

@@ -168,8 +168,8 @@ TEST_CASE_TEMPLATE("Dual: construction, variable(), value_of, value_t, is_dual_v
 
 TEST_CASE_TEMPLATE("Dual: comparisons look at the value only", T, float, double) {
   using D = Dual<T, 2>;
-  const D a = D::variable(T(1), 0);      // gradient e0
-  const D b = D::variable(T(1), 1);      // same value, gradient e1
+  const D a = D::variable(T(1), 0);  // gradient e0
+  const D b = D::variable(T(1), 1);  // same value, gradient e1
   const D c(T(2));
   CHECK(a == b);
   CHECK_FALSE(a != b);
@@ -214,10 +214,18 @@ TEST_CASE_TEMPLATE("Dual: stream output prints value and gradient", T, float, do
 TEST_CASE_TEMPLATE("Dual: arithmetic operators match finite differences", T, float, double) {
   const std::initializer_list<std::array<T, 2>> pts{
       {T(0.7), T(1.3)}, {T(-2.1), T(0.4)}, {T(3.5), T(-1.7)}, {T(-0.3), T(-2.6)}};
-  SUBCASE("x + y") { check_binary<T>([](auto x, auto y) { return x + y; }, pts); }
-  SUBCASE("x - y") { check_binary<T>([](auto x, auto y) { return x - y; }, pts); }
-  SUBCASE("x * y") { check_binary<T>([](auto x, auto y) { return x * y; }, pts); }
-  SUBCASE("x / y") { check_binary<T>([](auto x, auto y) { return x / y; }, pts); }
+  SUBCASE("x + y") {
+    check_binary<T>([](auto x, auto y) { return x + y; }, pts);
+  }
+  SUBCASE("x - y") {
+    check_binary<T>([](auto x, auto y) { return x - y; }, pts);
+  }
+  SUBCASE("x * y") {
+    check_binary<T>([](auto x, auto y) { return x * y; }, pts);
+  }
+  SUBCASE("x / y") {
+    check_binary<T>([](auto x, auto y) { return x / y; }, pts);
+  }
   SUBCASE("unary -x, +x") {
     check_unary<T>([](auto x) { return -x; }, {T(-1.5), T(0.2), T(4)});
     check_unary<T>([](auto x) { return +x; }, {T(-1.5), T(0.2), T(4)});
@@ -244,22 +252,86 @@ TEST_CASE_TEMPLATE("Dual: mixed scalar/dual operators match finite differences",
 
 TEST_CASE_TEMPLATE("Dual: compound assignments match finite differences", T, float, double) {
   const std::initializer_list<std::array<T, 2>> pts{{T(0.7), T(1.3)}, {T(-2.1), T(0.4)}, {T(3.5), T(-1.7)}};
-  check_binary<T>([](auto x, auto y) { x += y; return x; }, pts);
-  check_binary<T>([](auto x, auto y) { x -= y; return x; }, pts);
-  check_binary<T>([](auto x, auto y) { x *= y; return x; }, pts);
-  check_binary<T>([](auto x, auto y) { x /= y; return x; }, pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        x += y;
+        return x;
+      },
+      pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        x -= y;
+        return x;
+      },
+      pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        x *= y;
+        return x;
+      },
+      pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        x /= y;
+        return x;
+      },
+      pts);
   // Aliasing: x op= x.
-  check_unary<T>([](auto x) { const auto& alias = x; x += alias; return x; }, {T(-1), T(2.5)});
-  check_unary<T>([](auto x) { const auto& alias = x; x -= alias; return x; }, {T(-1), T(2.5)});
-  check_unary<T>([](auto x) { const auto& alias = x; x *= alias; return x; }, {T(-1), T(2.5)});
-  check_unary<T>([](auto x) { const auto& alias = x; x /= alias; return x; }, {T(-1), T(2.5)});
+  check_unary<T>(
+      [](auto x) {
+        const auto& alias = x;
+        x += alias;
+        return x;
+      },
+      {T(-1), T(2.5)});
+  check_unary<T>(
+      [](auto x) {
+        const auto& alias = x;
+        x -= alias;
+        return x;
+      },
+      {T(-1), T(2.5)});
+  check_unary<T>(
+      [](auto x) {
+        const auto& alias = x;
+        x *= alias;
+        return x;
+      },
+      {T(-1), T(2.5)});
+  check_unary<T>(
+      [](auto x) {
+        const auto& alias = x;
+        x /= alias;
+        return x;
+      },
+      {T(-1), T(2.5)});
   for (const T s : {T(-1.5), T(0.25), T(3)}) {
     CAPTURE(s);
     const std::initializer_list<T> p1{T(-2.2), T(0.6), T(7.5)};
-    check_unary<T>([s](auto x) { x += s; return x; }, p1);
-    check_unary<T>([s](auto x) { x -= s; return x; }, p1);
-    check_unary<T>([s](auto x) { x *= s; return x; }, p1);
-    check_unary<T>([s](auto x) { x /= s; return x; }, p1);
+    check_unary<T>(
+        [s](auto x) {
+          x += s;
+          return x;
+        },
+        p1);
+    check_unary<T>(
+        [s](auto x) {
+          x -= s;
+          return x;
+        },
+        p1);
+    check_unary<T>(
+        [s](auto x) {
+          x *= s;
+          return x;
+        },
+        p1);
+    check_unary<T>(
+        [s](auto x) {
+          x /= s;
+          return x;
+        },
+        p1);
   }
   // Compound assignment returns *this.
   Dual<T, 1> x = Dual<T, 1>::variable(T(2), 0);
@@ -276,27 +348,99 @@ TEST_CASE_TEMPLATE("Dual: compound assignments match finite differences", T, flo
 TEST_CASE_TEMPLATE("Dual: elementary functions match finite differences", T, float, double) {
   const std::initializer_list<T> any{T(-2.5), T(-0.7), T(0.3), T(1.1), T(3.2)};
   const std::initializer_list<T> positive{T(0.2), T(0.7), T(1.3), T(4.5), T(30)};
-  SUBCASE("exp") { check_unary<T>([](auto x) { using std::exp; return exp(x); }, any); }
-  SUBCASE("expm1") { check_unary<T>([](auto x) { using std::expm1; return expm1(x); }, any); }
-  SUBCASE("log") { check_unary<T>([](auto x) { using std::log; return log(x); }, positive); }
-  SUBCASE("log1p") {
-    check_unary<T>([](auto x) { using std::log1p; return log1p(x); }, {T(-0.6), T(-0.1), T(0.4), T(2.5), T(40)});
+  SUBCASE("exp") {
+    check_unary<T>(
+        [](auto x) {
+          using std::exp;
+          return exp(x);
+        },
+        any);
   }
-  SUBCASE("sqrt") { check_unary<T>([](auto x) { using std::sqrt; return sqrt(x); }, positive); }
-  SUBCASE("sin") { check_unary<T>([](auto x) { using std::sin; return sin(x); }, any); }
-  SUBCASE("cos") { check_unary<T>([](auto x) { using std::cos; return cos(x); }, any); }
-  SUBCASE("tanh") { check_unary<T>([](auto x) { using std::tanh; return tanh(x); }, any); }
+  SUBCASE("expm1") {
+    check_unary<T>(
+        [](auto x) {
+          using std::expm1;
+          return expm1(x);
+        },
+        any);
+  }
+  SUBCASE("log") {
+    check_unary<T>(
+        [](auto x) {
+          using std::log;
+          return log(x);
+        },
+        positive);
+  }
+  SUBCASE("log1p") {
+    check_unary<T>(
+        [](auto x) {
+          using std::log1p;
+          return log1p(x);
+        },
+        {T(-0.6), T(-0.1), T(0.4), T(2.5), T(40)});
+  }
+  SUBCASE("sqrt") {
+    check_unary<T>(
+        [](auto x) {
+          using std::sqrt;
+          return sqrt(x);
+        },
+        positive);
+  }
+  SUBCASE("sin") {
+    check_unary<T>(
+        [](auto x) {
+          using std::sin;
+          return sin(x);
+        },
+        any);
+  }
+  SUBCASE("cos") {
+    check_unary<T>(
+        [](auto x) {
+          using std::cos;
+          return cos(x);
+        },
+        any);
+  }
+  SUBCASE("tanh") {
+    check_unary<T>(
+        [](auto x) {
+          using std::tanh;
+          return tanh(x);
+        },
+        any);
+  }
   SUBCASE("abs, fabs (away from 0)") {
-    check_unary<T>([](auto x) { using std::abs; return abs(x); }, any);
-    check_unary<T>([](auto x) { using std::fabs; return fabs(x); }, any);
+    check_unary<T>(
+        [](auto x) {
+          using std::abs;
+          return abs(x);
+        },
+        any);
+    check_unary<T>(
+        [](auto x) {
+          using std::fabs;
+          return fabs(x);
+        },
+        any);
   }
   SUBCASE("sigmoid") {
-    check_unary<T>([](auto x) { using srs::core::sigmoid; return sigmoid(x); },
-                   {T(-9), T(-2.5), T(-0.7), T(0), T(0.3), T(3.2), T(9)});
+    check_unary<T>(
+        [](auto x) {
+          using srs::core::sigmoid;
+          return sigmoid(x);
+        },
+        {T(-9), T(-2.5), T(-0.7), T(0), T(0.3), T(3.2), T(9)});
   }
   SUBCASE("softplus") {
-    check_unary<T>([](auto x) { using srs::core::softplus; return softplus(x); },
-                   {T(-9), T(-2.5), T(-0.7), T(0), T(0.3), T(3.2), T(9)});
+    check_unary<T>(
+        [](auto x) {
+          using srs::core::softplus;
+          return softplus(x);
+        },
+        {T(-9), T(-2.5), T(-0.7), T(0), T(0.3), T(3.2), T(9)});
   }
 }
 
@@ -305,36 +449,90 @@ TEST_CASE_TEMPLATE("Dual: pow in its three forms matches finite differences", T,
   SUBCASE("pow(x, s)") {
     for (const T s : {T(-1.7), T(-0.1542), T(0.5), T(1), T(2), T(3.3)}) {
       CAPTURE(s);
-      check_unary<T>([s](auto x) { using std::pow; return pow(x, s); }, base);
+      check_unary<T>(
+          [s](auto x) {
+            using std::pow;
+            return pow(x, s);
+          },
+          base);
     }
     // Integer exponents on a negative base.
     for (const T s : {T(2), T(3), T(-1)}) {
       CAPTURE(s);
-      check_unary<T>([s](auto x) { using std::pow; return pow(x, s); }, {T(-2.5), T(-0.6)});
+      check_unary<T>(
+          [s](auto x) {
+            using std::pow;
+            return pow(x, s);
+          },
+          {T(-2.5), T(-0.6)});
     }
   }
   SUBCASE("pow(s, x)") {
     for (const T s : {T(0.1), T(0.9), T(2), T(7.5)}) {
       CAPTURE(s);
-      check_unary<T>([s](auto x) { using std::pow; return pow(s, x); }, {T(-2.2), T(-0.4), T(0.3), T(1.6), T(3)});
+      check_unary<T>(
+          [s](auto x) {
+            using std::pow;
+            return pow(s, x);
+          },
+          {T(-2.2), T(-0.4), T(0.3), T(1.6), T(3)});
     }
   }
   SUBCASE("pow(x, y)") {
-    check_binary<T>([](auto x, auto y) { using std::pow; return pow(x, y); },
-                    {{T(0.2), T(1.5)}, {T(0.7), T(-0.1542)}, {T(1.3), T(2.2)}, {T(4.5), T(-1.3)}, {T(2), T(0.5)}});
+    check_binary<T>(
+        [](auto x, auto y) {
+          using std::pow;
+          return pow(x, y);
+        },
+        {{T(0.2), T(1.5)}, {T(0.7), T(-0.1542)}, {T(1.3), T(2.2)}, {T(4.5), T(-1.3)}, {T(2), T(0.5)}});
   }
 }
 
 TEST_CASE_TEMPLATE("Dual: min, max and clamp away from ties match finite differences", T, float, double) {
   const std::initializer_list<std::array<T, 2>> pts{{T(0.7), T(1.3)}, {T(-2.1), T(0.4)}, {T(3.5), T(-1.7)}};
-  check_binary<T>([](auto x, auto y) { using srs::core::min; return min(x, y); }, pts);
-  check_binary<T>([](auto x, auto y) { using srs::core::max; return max(x, y); }, pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        using srs::core::min;
+        return min(x, y);
+      },
+      pts);
+  check_binary<T>(
+      [](auto x, auto y) {
+        using srs::core::max;
+        return max(x, y);
+      },
+      pts);
   const std::initializer_list<T> p1{T(-2.2), T(-0.45), T(0.6), T(1.9)};
-  check_unary<T>([](auto x) { using srs::core::min; return min(x, T(0.1)); }, p1);
-  check_unary<T>([](auto x) { using srs::core::min; return min(T(0.1), x); }, p1);
-  check_unary<T>([](auto x) { using srs::core::max; return max(x, T(0.1)); }, p1);
-  check_unary<T>([](auto x) { using srs::core::max; return max(T(0.1), x); }, p1);
-  check_unary<T>([](auto x) { using srs::core::clamp; return clamp(x, T(-1), T(1)); }, p1);
+  check_unary<T>(
+      [](auto x) {
+        using srs::core::min;
+        return min(x, T(0.1));
+      },
+      p1);
+  check_unary<T>(
+      [](auto x) {
+        using srs::core::min;
+        return min(T(0.1), x);
+      },
+      p1);
+  check_unary<T>(
+      [](auto x) {
+        using srs::core::max;
+        return max(x, T(0.1));
+      },
+      p1);
+  check_unary<T>(
+      [](auto x) {
+        using srs::core::max;
+        return max(T(0.1), x);
+      },
+      p1);
+  check_unary<T>(
+      [](auto x) {
+        using srs::core::clamp;
+        return clamp(x, T(-1), T(1));
+      },
+      p1);
 }
 
 // =====================================================================================
@@ -342,6 +540,8 @@ TEST_CASE_TEMPLATE("Dual: min, max and clamp away from ties match finite differe
 // =====================================================================================
 
 TEST_CASE_TEMPLATE("Dual: identities", T, float, double) {
+  using srs::core::sigmoid;
+  using srs::core::softplus;
   using std::cos;
   using std::exp;
   using std::expm1;
@@ -351,17 +551,21 @@ TEST_CASE_TEMPLATE("Dual: identities", T, float, double) {
   using std::sin;
   using std::sqrt;
   using std::tanh;
-  using srs::core::sigmoid;
-  using srs::core::softplus;
   using D = Dual<T, 1>;
   const auto id = [](D x) { return x; };
   const std::initializer_list<T> any{T(-2.5), T(-0.7), T(0.3), T(1.1), T(3.2)};
   const std::initializer_list<T> positive{T(0.2), T(0.7), T(1.3), T(4.5), T(30)};
   const std::initializer_list<T> above_m1{T(-0.6), T(-0.1), T(0.4), T(2.5)};
 
-  SUBCASE("log(exp(x)) = x") { check_identity<T>([](D x) { return log(exp(x)); }, id, any); }
-  SUBCASE("exp(log(x)) = x") { check_identity<T>([](D x) { return exp(log(x)); }, id, positive); }
-  SUBCASE("sqrt(x)^2 = x") { check_identity<T>([](D x) { return sqrt(x) * sqrt(x); }, id, positive); }
+  SUBCASE("log(exp(x)) = x") {
+    check_identity<T>([](D x) { return log(exp(x)); }, id, any);
+  }
+  SUBCASE("exp(log(x)) = x") {
+    check_identity<T>([](D x) { return exp(log(x)); }, id, positive);
+  }
+  SUBCASE("sqrt(x)^2 = x") {
+    check_identity<T>([](D x) { return sqrt(x) * sqrt(x); }, id, positive);
+  }
   SUBCASE("sqrt(x) = pow(x, 0.5)") {
     check_identity<T>([](D x) { return sqrt(x); }, [](D x) { return pow(x, T(0.5)); }, positive);
   }
@@ -511,11 +715,10 @@ TEST_CASE_TEMPLATE("Dual: clamp passes the gradient on the closed interval", T, 
   struct Case {
     T x, val, grad;
   };
-  for (const Case c : {Case{T(-3), lo, T(0)},    // below: the bound, no gradient
-                       Case{T(-1), lo, T(1)},    // at lo: passes
-                       Case{T(0.5), T(0.5), T(1)},
-                       Case{T(2), hi, T(1)},     // at hi: passes
-                       Case{T(7), hi, T(0)}}) {  // above
+  for (const Case c : {Case{T(-3), lo, T(0)},                             // below: the bound, no gradient
+                       Case{T(-1), lo, T(1)},                             // at lo: passes
+                       Case{T(0.5), T(0.5), T(1)}, Case{T(2), hi, T(1)},  // at hi: passes
+                       Case{T(7), hi, T(0)}}) {                           // above
     CAPTURE(c.x);
     const D r = clamp(D::variable(c.x, 0), lo, hi);
     CHECK(r.val == c.val);
@@ -589,7 +792,7 @@ TEST_CASE_TEMPLATE("Dual: pow(x, y) with a zero base and a positive exponent", T
     const D2 p = pow(D2::variable(T(0), 0), D2::variable(b, 1));
     CHECK(p.val == T(0));
     CHECK(p.grad[0] == (b == T(1) ? T(1) : T(0)));  // b 0^(b-1)
-    CHECK(p.grad[1] == T(0));                      // 0^b log 0 taken as 0
+    CHECK(p.grad[1] == T(0));                       // 0^b log 0 taken as 0
   }
 }
 
@@ -669,6 +872,8 @@ namespace {
 template <class S>
 S wide_function(const std::array<S, 21>& w) {
   using V = srs::core::value_t<S>;
+  using srs::core::sigmoid;
+  using srs::core::softplus;
   using std::abs;
   using std::cos;
   using std::exp;
@@ -679,8 +884,6 @@ S wide_function(const std::array<S, 21>& w) {
   using std::sin;
   using std::sqrt;
   using std::tanh;
-  using srs::core::sigmoid;
-  using srs::core::softplus;
   // An FSRS-like forgetting curve with S and d from the first variables.
   const S s = exp(w[0]) + V(0.5);
   const S d = sigmoid(w[1]) * V(0.5) + V(0.1);
@@ -701,9 +904,9 @@ S wide_function(const std::array<S, 21>& w) {
 
 TEST_CASE_TEMPLATE("Dual: a 21-variable gradient in one pass matches 21 finite differences", T, float, double) {
   using D = Dual<T, 21>;
-  const std::array<T, 21> w0{T(0.3),  T(-0.4), T(1.2), T(0.7),  T(-1.1), T(0.5),  T(-0.2),
-                             T(0.9),  T(0.35), T(-0.6), T(1.4), T(-0.8), T(0.25), T(1.1),
-                             T(-0.3), T(0.45), T(1.3), T(2.2),  T(-0.55), T(0.65), T(0.15)};
+  const std::array<T, 21> w0{T(0.3),  T(-0.4), T(1.2),  T(0.7), T(-1.1),  T(0.5),  T(-0.2),
+                             T(0.9),  T(0.35), T(-0.6), T(1.4), T(-0.8),  T(0.25), T(1.1),
+                             T(-0.3), T(0.45), T(1.3),  T(2.2), T(-0.55), T(0.65), T(0.15)};
   std::array<D, 21> wd;
   for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w0[k], k);
   const D r = wide_function(wd);

@@ -9,8 +9,8 @@
 #include <span>    // std::span
 #include <vector>  // std::vector
 
-#include <srs/core/replay.hpp>   // srs::core::replay, predict, bce, bce_derivative
-#include <srs/models/fsrs.hpp>   // srs::models::Fsrs6
+#include <srs/core/replay.hpp>  // srs::core::replay, predict, bce, bce_derivative
+#include <srs/models/fsrs.hpp>  // srs::models::Fsrs6
 
 using srs::data::Step;
 

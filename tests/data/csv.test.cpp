@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/data/csv.hpp: valid revlogs CSV in its accepted variants, and
 // one case per error with its exact line, column and a message fragment.
-#include <cstddef>     // std::size_t
-#include <cstdint>     // std::int64_t
-#include <filesystem>  // std::filesystem::path, temp_directory_path, remove
-#include <fstream>     // std::ofstream
-#include <random>      // std::random_device
-#include <string>      // std::string
-#include <string_view> // std::string_view
-#include <vector>      // std::vector
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
+#include <filesystem>   // std::filesystem::path, temp_directory_path, remove
+#include <fstream>      // std::ofstream
+#include <random>       // std::random_device
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include <doctest/doctest.h>
 
@@ -32,7 +32,7 @@ constexpr std::string_view valid_body =
     "0,3,4,2,2000,3,259200\n";
 
 const std::vector<RevlogRow> valid_rows = {
-    {0, 0, 3, 0, 5000, -1, -1},   {1, 0, 1, 0, 7000, -1, -1},     {0, 0, 3, 1, 4000, 0, 600},
+    {0, 0, 3, 0, 5000, -1, -1},    {1, 0, 1, 0, 7000, -1, -1},    {0, 0, 3, 1, 4000, 0, 600},
     {1, 2, 2, 2, 3000, 2, 180000}, {0, 3, 4, 2, 2000, 3, 259200},
 };
 
@@ -108,9 +108,7 @@ TEST_CASE("csv: columns in any order") {
   check_rows(parse(text), valid_rows);
 }
 
-TEST_CASE("csv: a UTF-8 BOM is stripped") {
-  check_rows(parse("\xEF\xBB\xBF" + with_header(valid_body)), valid_rows);
-}
+TEST_CASE("csv: a UTF-8 BOM is stripped") { check_rows(parse("\xEF\xBB\xBF" + with_header(valid_body)), valid_rows); }
 
 TEST_CASE("csv: CRLF line ends") {
   std::string text;
@@ -126,7 +124,8 @@ TEST_CASE("csv: no final newline") {
   text.pop_back();
   check_rows(parse(text), valid_rows);
   SUBCASE("nor with CRLF") {
-    check_rows(parse("\xEF\xBB\xBF" "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds\r\n"
+    check_rows(parse("\xEF\xBB\xBF"
+                     "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds\r\n"
                      "0,0,3,0,5000,-1,-1"),
                {{0, 0, 3, 0, 5000, -1, -1}});
   }
@@ -205,8 +204,8 @@ TEST_CASE("csv: header errors name the column and list the expected ones") {
   SUBCASE("duplicate column") {
     check_error("card_id,day_offset,rating,state,rating,duration,elapsed_days,elapsed_seconds\n", 1, "rating",
                 "duplicate column 'rating'");
-    check_error("user_id,card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds,user_id\n", 1,
-                "user_id", "duplicate column 'user_id'");
+    check_error("user_id,card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds,user_id\n", 1, "user_id",
+                "duplicate column 'user_id'");
   }
   SUBCASE("missing column") {
     check_error("card_id,day_offset,rating,state,duration,elapsed_days\n0,0,3,0,0,-1\n", 1, "elapsed_seconds",
@@ -226,12 +225,8 @@ TEST_CASE("csv: wrong number of fields") {
   SUBCASE("too few") {
     check_error(with_header("0,0,3,0,0,-1,-1\n1,0,3\n0,1,3,2,0,1,86400\n"), 3, "", "3 fields, expected 7");
   }
-  SUBCASE("too many") {
-    check_error(with_header("0,0,3,0,0,-1,-1,5\n"), 2, "", "8 fields, expected 7");
-  }
-  SUBCASE("one field") {
-    check_error(with_header("0,0,3,0,0,-1,-1\nabc\n"), 3, "", "1 fields, expected 7");
-  }
+  SUBCASE("too many") { check_error(with_header("0,0,3,0,0,-1,-1,5\n"), 2, "", "8 fields, expected 7"); }
+  SUBCASE("one field") { check_error(with_header("0,0,3,0,0,-1,-1\nabc\n"), 3, "", "1 fields, expected 7"); }
   SUBCASE("a wrong count is reported before a bad field on the same line") {
     check_error(with_header("0,0,3,0,0,-1,-1\n1,x,3\n"), 3, "", "3 fields, expected 7");
     check_error(with_header("0,0,3,0,0,-1,-1\n1,0,3,0,0,-1,-1,\n"), 3, "", "8 fields, expected 7");
@@ -372,8 +367,9 @@ TEST_CASE("csv: the error text names file, line and column") {
     parse(with_header("0,0,7,0,0,-1,-1\n"));
     FAIL("no error thrown");
   } catch (const srs::InputError& e) {
-    CHECK(std::string(e.what()) == "t.csv:2: column 'rating': rating 7 is out of range: it must be from 0 to 4 "
-                                   "(0 manual entry, 1 Again, 2 Hard, 3 Good, 4 Easy)");
+    CHECK(std::string(e.what()) ==
+          "t.csv:2: column 'rating': rating 7 is out of range: it must be from 0 to 4 "
+          "(0 manual entry, 1 Again, 2 Hard, 3 Good, 4 Easy)");
   }
 }
 

@@ -9,9 +9,9 @@
 
 #include <doctest/doctest.h>
 
-#include <srs/core/error.hpp>      // srs::UsageError
-#include <srs/data/csv.hpp>        // srs::data::read_revlog_csv
-#include <srs/data/discover.hpp>   // srs::data::discover_users, user_from_path
+#include <srs/core/error.hpp>     // srs::UsageError
+#include <srs/data/csv.hpp>       // srs::data::read_revlog_csv
+#include <srs/data/discover.hpp>  // srs::data::discover_users, user_from_path
 
 namespace {
 

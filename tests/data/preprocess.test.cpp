@@ -96,8 +96,7 @@ Revlog worked_example() {
 
 /// `n` cards of first rating `first` whose first long-term review comes
 /// `delta_t` days later with rating `second`, then (optionally) a third review.
-void add_cards(LogBuilder& b, std::int64_t& next_id, int n, int first, int delta_t, int second = 3,
-               int third_gap = 0) {
+void add_cards(LogBuilder& b, std::int64_t& next_id, int n, int first, int delta_t, int second = 3, int third_gap = 0) {
   for (int k = 0; k < n; ++k) {
     std::vector<Review> r{{0, first}, {delta_t, second}};
     if (third_gap > 0) r.push_back({delta_t + third_gap, 3});
@@ -309,11 +308,12 @@ TEST_CASE("preprocess: first ratings are filtered separately") {
 
 TEST_CASE("preprocess: users with too little data raise NotEnoughData") {
   SUBCASE("fewer than 6 final rows") {
-    CHECK_THROWS_AS(srs::data::preprocess(worked_example(), [] {
-                      PreprocessOptions o;
-                      o.outlier_filter = false;
-                      return o;
-                    }()),
+    CHECK_THROWS_AS(srs::data::preprocess(worked_example(),
+                                          [] {
+                                            PreprocessOptions o;
+                                            o.outlier_filter = false;
+                                            return o;
+                                          }()),
                     srs::NotEnoughData);
   }
   SUBCASE("nothing left after the outlier filter") {

@@ -17,18 +17,18 @@
 
 #include <doctest/doctest.h>
 
-#include <srs/core/error.hpp>         // srs::UsageError
-#include <srs/core/replay.hpp>        // srs::core::predict, srs::core::replay
-#include <srs/data/preprocess.hpp>    // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>     // srs::data::simulate_user, simulate_users, SimulationOptions
-#include <srs/models/fsrs.hpp>        // srs::models::Fsrs6
+#include <srs/core/error.hpp>       // srs::UsageError
+#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::replay
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, simulate_users, SimulationOptions
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 
 namespace {
 
 using srs::data::Revlog;
 using srs::data::RevlogRow;
-using srs::data::SimulationOptions;
 using srs::data::simulate_user;
+using srs::data::SimulationOptions;
 using srs::data::Step;
 
 bool same_row(const RevlogRow& a, const RevlogRow& b) {
@@ -116,8 +116,8 @@ TEST_CASE("synthetic: splitmix64 and xoshiro256** reproduce the published sequen
   CHECK(srs::data::detail::splitmix64(x) == 0x06c45d188009454fULL);
   // xoshiro256** from the state {1, 2, 3, 4}.
   srs::data::detail::Xoshiro256 g(std::array<std::uint64_t, 4>{1, 2, 3, 4});
-  const std::array<std::uint64_t, 6> expected{11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL,
-                                              1216172134540287360ULL, 607988272756665600ULL};
+  const std::array<std::uint64_t, 6> expected{
+      11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL, 1216172134540287360ULL, 607988272756665600ULL};
   for (std::uint64_t e : expected) CHECK(g.next() == e);
 }
 
@@ -342,8 +342,7 @@ TEST_CASE("synthetic: observed recall matches the ground-truth R; intervals and 
     const Revlog log = simulate_user(o);
     const std::span<const double, 21> w(o.params);
     const double d = o.params[20];
-    const double per_s =
-        (std::pow(o.desired_retention, -1.0 / d) - 1.0) / (std::pow(0.9, -1.0 / d) - 1.0);
+    const double per_s = (std::pow(o.desired_retention, -1.0 / d) - 1.0) / (std::pow(0.9, -1.0 / d) - 1.0);
 
     constexpr int n_bins = 10;
     std::array<double, n_bins> sum_r{}, sum_y{}, sum_var{}, count{};

@@ -17,8 +17,8 @@
 #include <string_view>  // std::string_view, std::literals
 #include <vector>       // std::vector
 
-#include <srs/core/error.hpp>    // srs::InputError
-#include <srs/detail/json.hpp>   // srs::detail::json::*
+#include <srs/core/error.hpp>   // srs::InputError
+#include <srs/detail/json.hpp>  // srs::detail::json::*
 
 namespace json = srs::detail::json;
 using namespace std::literals;
@@ -31,6 +31,7 @@ struct DumpCase {
   std::string_view ascii;  // json.dumps(json.loads(text))
 };
 
+// clang-format off
 // BEGIN GENERATED dumps
 const DumpCase dump_cases[] = {
     {"{\"metrics\": {\"RMSE\": 0.177478, \"LogLoss\": 0.141614, \"RMSE(bins)\": 0.023347, \"AUC\": null}, \"user\": 1, \"size\": 3055, \"parameters\": {\"0\": [0.4318, 3.6098]}}"sv,
@@ -68,6 +69,7 @@ const DumpCase dump_cases[] = {
      "\"\\u0000 after nul\""sv},
 };
 // END GENERATED dumps
+// clang-format on
 
 /// The InputError parse() throws for text (fails the test if it parses).
 srs::InputError parse_error(std::string_view text, const std::string& source = "t.json") {
@@ -385,7 +387,8 @@ TEST_CASE("parse_lines: one value per line, errors name the line") {
 }
 
 TEST_CASE("dump: escapes, non-finite floats, ensure_ascii") {
-  CHECK(json::dump(json::Value("a\"b\\c\nd\te\x01\x1f\x7f/\xc3\xa9")) == "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001f\x7f/\xc3\xa9\"");
+  CHECK(json::dump(json::Value("a\"b\\c\nd\te\x01\x1f\x7f/\xc3\xa9")) ==
+        "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001f\x7f/\xc3\xa9\"");
   CHECK(json::dump(json::Value("\x7f\xc3\xa9\xf0\x9f\x98\x80"), {.ensure_ascii = true}) ==
         "\"\\u007f\\u00e9\\ud83d\\ude00\"");
   CHECK_THROWS_AS(json::dump(json::Value("\xff"), {.ensure_ascii = true}), json::ValueError);

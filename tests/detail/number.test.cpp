@@ -5,14 +5,14 @@
 /// tests/tools/gen_repr_golden.py; rerun it rather than editing them.
 #include <doctest/doctest.h>
 
-#include <bit>          // std::bit_cast
-#include <charconv>     // std::from_chars
-#include <cmath>        // std::isnan, std::signbit
-#include <cstdint>      // std::uint64_t
-#include <limits>       // std::numeric_limits
-#include <random>       // std::mt19937_64, std::uniform_real_distribution
-#include <string>       // std::string
-#include <system_error> // std::errc
+#include <bit>           // std::bit_cast
+#include <charconv>      // std::from_chars
+#include <cmath>         // std::isnan, std::signbit
+#include <cstdint>       // std::uint64_t
+#include <limits>        // std::numeric_limits
+#include <random>        // std::mt19937_64, std::uniform_real_distribution
+#include <string>        // std::string
+#include <system_error>  // std::errc
 
 #include <srs/detail/number.hpp>  // srs::detail::shortest_repr, round_decimal, write_repr, append_repr
 
@@ -33,6 +33,7 @@ struct RoundCase {
   const char* python;  // the Python expression and its result, for failure messages
 };
 
+// clang-format off
 // BEGIN GENERATED repr
 constexpr ReprCase repr_cases[] = {
     {0x0.0p+0, "0.0"},
@@ -543,7 +544,9 @@ constexpr ReprCase repr_cases[] = {
     {0x1.0a425989c74a8p-9, "0.0020313963222081295"},
 };
 // END GENERATED repr
+// clang-format on
 
+// clang-format off
 // BEGIN GENERATED round
 constexpr RoundCase round_cases[] = {
     {0x1.0000000000000p-5, 4, 0x1.ff2e48e8a71dep-6, "round(0.03125, 4) = 0.0312"},
@@ -798,6 +801,7 @@ constexpr RoundCase round_cases[] = {
     {0x1.fb084b14a55f5p-37, 15, 0x1.fb0abf9b144d8p-37, "round(1.4410727420675367e-11, 15) = 1.4411e-11"},
 };
 // END GENERATED round
+// clang-format on
 
 /// Reads text back with from_chars (NaN and the infinities by name).
 double read_back(const std::string& text) {
@@ -894,7 +898,9 @@ TEST_CASE("round_decimal matches CPython round(x, n)") {
     CAPTURE(c.python);
     const double r = round_decimal(c.x, c.decimals);
     CHECK(r == c.expected);
-    if (c.expected == 0) CHECK_FALSE(std::signbit(r));
-    else CHECK(same_bits(r, c.expected));
+    if (c.expected == 0)
+      CHECK_FALSE(std::signbit(r));
+    else
+      CHECK(same_bits(r, c.expected));
   }
 }

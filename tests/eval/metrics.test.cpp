@@ -3,14 +3,14 @@
 // cases (the arithmetic is in the comments), edge cases, the RMSE(bins) key
 // table of pipeline.md §4, and golden values computed with NumPy / pandas /
 // scikit-learn on a seeded random sample (tests/tools/gen_metrics_golden.py).
-#include <algorithm>        // std::max
-#include <cmath>            // std::sqrt, std::log, std::abs, std::isnan
-#include <cstddef>          // std::size_t
-#include <initializer_list> // std::initializer_list
-#include <limits>           // std::numeric_limits
-#include <optional>         // std::optional
-#include <utility>          // std::pair
-#include <vector>           // std::vector
+#include <algorithm>         // std::max
+#include <cmath>             // std::sqrt, std::log, std::abs, std::isnan
+#include <cstddef>           // std::size_t
+#include <initializer_list>  // std::initializer_list
+#include <limits>            // std::numeric_limits
+#include <optional>          // std::optional
+#include <utility>           // std::pair
+#include <vector>            // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, doctest::Approx
 
@@ -51,8 +51,8 @@ constexpr double eps = std::numeric_limits<double>::epsilon();  // 2.22044604925
 
 }  // namespace
 
-static_assert(srs::Metric<ev::LogLoss> && srs::Metric<ev::Auc> && srs::Metric<ev::Rmse> &&
-              srs::Metric<ev::Mbe> && srs::Metric<ev::RmseBins>);
+static_assert(srs::Metric<ev::LogLoss> && srs::Metric<ev::Auc> && srs::Metric<ev::Rmse> && srs::Metric<ev::Mbe> &&
+              srs::Metric<ev::RmseBins>);
 
 TEST_CASE("metrics: names as in the reference's result JSON") {
   CHECK(ev::LogLoss::name == "LogLoss");
@@ -159,9 +159,15 @@ TEST_CASE("RMSE(bins) keys: every range boundary of the table in pipeline.md §4
     double key;
   };
   SUBCASE("interval key from elapsed_days") {
-    const Range table[] = {{0, 0, 0.0},          {1, 3, 2.48},          {4, 13, 8.98},
-                           {14, 47, 32.5},       {48, 171, 117.65},     {172, 621, 425.88},
-                           {622, 2250, 1541.68}, {2251, 8146, 5580.89}, {8147, 29489, 20202.81},
+    const Range table[] = {{0, 0, 0.0},
+                           {1, 3, 2.48},
+                           {4, 13, 8.98},
+                           {14, 47, 32.5},
+                           {48, 171, 117.65},
+                           {172, 621, 425.88},
+                           {622, 2250, 1541.68},
+                           {2251, 8146, 5580.89},
+                           {8147, 29489, 20202.81},
                            {29490, 106752, 73134.15}};
     for (const Range& r : table) {
       CAPTURE(r.first);
@@ -180,8 +186,8 @@ TEST_CASE("RMSE(bins) keys: every range boundary of the table in pipeline.md §4
     CHECK(ev::interval_bin(0.5) == 0.69);
   }
   SUBCASE("review key from i") {
-    const Range table[] = {{1, 1, 2},     {2, 3, 4},     {4, 6, 7},       {7, 12, 13},  {13, 24, 25},
-                           {25, 45, 48},  {46, 86, 91},  {87, 162, 171},  {163, 307, 324}};
+    const Range table[] = {{1, 1, 2},    {2, 3, 4},    {4, 6, 7},      {7, 12, 13},    {13, 24, 25},
+                           {25, 45, 48}, {46, 86, 91}, {87, 162, 171}, {163, 307, 324}};
     for (const Range& r : table) {
       CAPTURE(r.first);
       CHECK(ev::review_bin(r.first) == r.key);
@@ -192,8 +198,8 @@ TEST_CASE("RMSE(bins) keys: every range boundary of the table in pipeline.md §4
     CHECK(std::isnan(ev::review_bin(-1)));
   }
   SUBCASE("lapse key from rmse_bins_lapse") {
-    const Range table[] = {{0, 0, 0},     {1, 1, 2},     {2, 2, 3},     {3, 5, 5},      {6, 8, 9},  {9, 15, 15},
-                           {16, 26, 26},  {27, 46, 44},  {47, 80, 77},  {81, 138, 132}, {139, 240, 229}};
+    const Range table[] = {{0, 0, 0},    {1, 1, 2},    {2, 2, 3},    {3, 5, 5},      {6, 8, 9},      {9, 15, 15},
+                           {16, 26, 26}, {27, 46, 44}, {47, 80, 77}, {81, 138, 132}, {139, 240, 229}};
     for (const Range& r : table) {
       CAPTURE(r.first);
       CHECK(ev::lapse_bin(r.first) == r.key);

@@ -28,7 +28,7 @@
 
 #include <srs/detail/json.hpp>     // srs::detail::json::Value, dump, parse
 #include <srs/eval/evaluator.hpp>  // srs::eval::UserResult
-#include <srs/eval/report.hpp>     // srs::eval::RunFlags, result_name, user_value, result_line, raw_line, summarize, format_table
+#include <srs/eval/report.hpp>  // srs::eval::RunFlags, result_name, user_value, result_line, raw_line, summarize, format_table
 
 namespace {
 
@@ -156,8 +156,8 @@ TEST_CASE("report: result_line: the exact JSON line of a hand-made result") {
   r.user = "42";
   r.size = 1234;
   // In the evaluator's order (LogLoss, RMSE(bins), AUC, RMSE, MBE) plus an extra metric.
-  r.metrics = {{"LogLoss", 0.12345678}, {"RMSE(bins)", 5e-7},         {"AUC", std::nullopt},
-               {"RMSE", 0.3},           {"MBE", -0.0123456789},       {"ICI", 0.1234565}};
+  r.metrics = {{"LogLoss", 0.12345678}, {"RMSE(bins)", 5e-7},   {"AUC", std::nullopt},
+               {"RMSE", 0.3},           {"MBE", -0.0123456789}, {"ICI", 0.1234565}};
   r.parameters = {{0, {0.2120, 2.0, 1.2345675, 1e-7, 123.4567891}}, {3, {1.5}}};
   r.predictions = {{0.5, 1, 1, 2, 0}};  // not part of the line
   // Python: json.dumps({"metrics": {k: round(v, 6) ...}, "user": 42, "size": 1234,
@@ -188,7 +188,8 @@ TEST_CASE("report: result_line: a negative value rounding to zero is written 0.0
   r.size = 10;
   r.metrics = {{"MBE", -4e-7}};
   r.parameters = {{-1, {-4e-7}}};
-  CHECK(srs::eval::result_line(r) == R"j({"metrics": {"MBE": 0.0}, "user": 1, "size": 10, "parameters": {"-1": [0.0]}})j");
+  CHECK(srs::eval::result_line(r) ==
+        R"j({"metrics": {"MBE": 0.0}, "user": 1, "size": 10, "parameters": {"-1": [0.0]}})j");
 }
 
 TEST_CASE("report: result_line: the line parses back to the same values") {
@@ -263,8 +264,8 @@ TEST_CASE("report: summarize: unweighted and size-weighted means; null AUC left 
   const auto* auc = s.find("AUC");
   REQUIRE(auc != nullptr);
   CHECK(auc->users == 2);
-  CHECK(auc->unweighted == 0.625);        // (0.75 + 0.5) / 2
-  CHECK(auc->weighted == 37.5 / 70);      // (0.75·10 + 0.5·60) / (10 + 60)
+  CHECK(auc->unweighted == 0.625);    // (0.75 + 0.5) / 2
+  CHECK(auc->weighted == 37.5 / 70);  // (0.75·10 + 0.5·60) / (10 + 60)
 
   CHECK(s.find("MBE") == nullptr);
 }
@@ -292,8 +293,10 @@ TEST_CASE("report: summarize: edge cases") {
 
 TEST_CASE("report: format_table: rows sorted by unweighted LogLoss, with names and counts") {
   std::vector<ModelSummary> rows;
-  rows.push_back(srs::eval::summarize("AVG-short", {result("1", 100, 0.3, 0.05, 0.5), result("2", 23, 0.3, 0.05, 0.5)}));
-  rows.push_back(srs::eval::summarize("FSRS-6-short", {result("1", 100, 0.1, 0.02, 0.7), result("2", 23, 0.1, 0.02, 0.7)}));
+  rows.push_back(
+      srs::eval::summarize("AVG-short", {result("1", 100, 0.3, 0.05, 0.5), result("2", 23, 0.3, 0.05, 0.5)}));
+  rows.push_back(
+      srs::eval::summarize("FSRS-6-short", {result("1", 100, 0.1, 0.02, 0.7), result("2", 23, 0.1, 0.02, 0.7)}));
   rows.push_back(srs::eval::summarize("FSRS-6-default-short", {result("1", 4567, 0.2, 0.03, std::nullopt)}));
   ModelSummary empty;  // no LogLoss at all: sorted last
   empty.name = "NOTHING";
@@ -311,10 +314,14 @@ TEST_CASE("report: format_table: rows sorted by unweighted LogLoss, with names a
   CHECK(starts(lines[6], "NOTHING "));
   // The counts and the values, with the widths of the format: name padded to
   // the longest name (20), users in 6, reviews in 9, metrics %8.4f, "-" when undefined.
-  CHECK(lines[3] == "FSRS-6-short              2       123 |   0.1000     0.0200   0.7000 |   0.1000     0.0200   0.7000");
-  CHECK(lines[4] == "FSRS-6-default-short      1      4567 |   0.2000     0.0300        - |   0.2000     0.0300        -");
-  CHECK(lines[5] == "AVG-short                 2       123 |   0.3000     0.0500   0.5000 |   0.3000     0.0500   0.5000");
-  CHECK(lines[6] == "NOTHING                   0         0 |        -          -        - |        -          -        -");
+  CHECK(lines[3] ==
+        "FSRS-6-short              2       123 |   0.1000     0.0200   0.7000 |   0.1000     0.0200   0.7000");
+  CHECK(lines[4] ==
+        "FSRS-6-default-short      1      4567 |   0.2000     0.0300        - |   0.2000     0.0300        -");
+  CHECK(lines[5] ==
+        "AVG-short                 2       123 |   0.3000     0.0500   0.5000 |   0.3000     0.0500   0.5000");
+  CHECK(lines[6] ==
+        "NOTHING                   0         0 |        -          -        - |        -          -        -");
 }
 
 TEST_CASE("report: format_table: column rules line up with the header's separators") {

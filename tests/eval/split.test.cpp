@@ -8,10 +8,10 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CHECK_THROWS_AS
 
-#include <srs/concepts.hpp>       // srs::Fold, srs::Splitter
-#include <srs/core/error.hpp>     // srs::NotEnoughData, srs::UsageError
-#include <srs/data/dataset.hpp>   // srs::data::Dataset
-#include <srs/eval/split.hpp>     // srs::eval::TimeSeriesSplit
+#include <srs/concepts.hpp>      // srs::Fold, srs::Splitter
+#include <srs/core/error.hpp>    // srs::NotEnoughData, srs::UsageError
+#include <srs/data/dataset.hpp>  // srs::data::Dataset
+#include <srs/eval/split.hpp>    // srs::eval::TimeSeriesSplit
 
 namespace {
 

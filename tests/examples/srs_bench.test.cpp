@@ -21,19 +21,19 @@
 //   * --demo --demo-users 2 runs and prints the table.
 #include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
 
-#include <chrono>      // std::chrono::steady_clock
-#include <cstddef>     // std::size_t
-#include <cstdint>     // std::int64_t, std::uint64_t
-#include <cstdlib>     // std::system
-#include <filesystem>  // std::filesystem::path, temp_directory_path, create_directory, remove_all, exists
-#include <fstream>     // std::ifstream, std::ofstream
-#include <iterator>    // std::istreambuf_iterator
-#include <random>      // std::random_device
-#include <sstream>     // std::istringstream
-#include <string>      // std::string, std::to_string
-#include <string_view> // std::string_view
-#include <utility>     // std::pair
-#include <vector>      // std::vector
+#include <chrono>       // std::chrono::steady_clock
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t, std::uint64_t
+#include <cstdlib>      // std::system
+#include <filesystem>   // std::filesystem::path, temp_directory_path, create_directory, remove_all, exists
+#include <fstream>      // std::ifstream, std::ofstream
+#include <iterator>     // std::istreambuf_iterator
+#include <random>       // std::random_device
+#include <sstream>      // std::istringstream
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE, MESSAGE
 
@@ -204,9 +204,9 @@ TEST_CASE("srs_bench: --help documents every flag") {
   const Run r = bench(tmp, "--help");
   CHECK(r.status == 0);
   CHECK(contains(r.out, "Usage:"));
-  const char* flags[] = {"--data",      "--demo",      "--demo-users", "--model", "--short", "--default",
-                         "--S0",        "--recency",   "--two_buttons", "--precision", "--out", "--raw",
-                         "--overwrite", "--threads",   "--quiet",      "--help"};
+  const char* flags[] = {"--data",      "--demo",    "--demo-users",  "--model",     "--short", "--default",
+                         "--S0",        "--recency", "--two_buttons", "--precision", "--out",   "--raw",
+                         "--overwrite", "--threads", "--quiet",       "--help"};
   for (const std::string flag : flags) {
     CAPTURE(flag);
     CHECK(contains(r.out, flag + " "));
@@ -217,9 +217,9 @@ TEST_CASE("srs_bench: --help documents every flag") {
   CHECK(h.out == r.out);
   // ... and the parser accepts each of them: with an unknown flag after it, the
   // complaint is about the unknown flag only.
-  const std::string values[] = {"--data x", "--demo", "--demo-users 2", "--model AVG", "--short", "--default",
-                                "--S0", "--recency", "--two_buttons", "--precision double", "--out x", "--raw",
-                                "--overwrite", "--threads 2", "--quiet"};
+  const std::string values[] = {"--data x",  "--demo", "--demo-users 2", "--model AVG",   "--short",
+                                "--default", "--S0",   "--recency",      "--two_buttons", "--precision double",
+                                "--out x",   "--raw",  "--overwrite",    "--threads 2",   "--quiet"};
   for (const std::string& v : values) {
     CAPTURE(v);
     const Run u = bench(tmp, v + " --no-such-flag");

@@ -17,10 +17,10 @@
 //     every fill-in rule, no data -> InadequateData, the final clamp; and
 //     `collect_s0_groups` / `Fsrs6::initialize` on a tiny hand-made Dataset.
 
-#include <srs/models/fsrs.hpp>  // srs::models::Fsrs6, FsrsState, detail::fit_initial_stability, collect_s0_groups
-#include <srs/core/dual.hpp>    // srs::core::Dual
-#include <srs/core/error.hpp>   // srs::InadequateData
-#include <srs/data/dataset.hpp> // srs::data::Dataset, Item, Step
+#include <srs/models/fsrs.hpp>   // srs::models::Fsrs6, FsrsState, detail::fit_initial_stability, collect_s0_groups
+#include <srs/core/dual.hpp>     // srs::core::Dual
+#include <srs/core/error.hpp>    // srs::InadequateData
+#include <srs/data/dataset.hpp>  // srs::data::Dataset, Item, Step
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predict
 
@@ -53,10 +53,10 @@ constexpr double default_decay = 0.1542;
 bool rel_close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
 
 /// The parameter boxes of models.md §3.8 (w0..w3 use [s_min, 100]).
-constexpr Box spec_box{{{0.001, 100}, {0.001, 100}, {0.001, 100}, {0.001, 100}, {1, 10},     {0.001, 4},
-                        {0.001, 4},   {0.001, 0.75}, {0, 4.5},    {0, 0.8},     {0.001, 3.5}, {0.001, 5},
-                        {0.001, 0.25}, {0.001, 0.9}, {0, 4},      {0, 1},       {1, 6},       {0, 2},
-                        {0, 2},       {0, 0.8},     {0.1, 0.8}}};
+constexpr Box spec_box{{{0.001, 100},  {0.001, 100},  {0.001, 100}, {0.001, 100}, {1, 10},      {0.001, 4},
+                        {0.001, 4},    {0.001, 0.75}, {0, 4.5},     {0, 0.8},     {0.001, 3.5}, {0.001, 5},
+                        {0.001, 0.25}, {0.001, 0.9},  {0, 4},       {0, 1},       {1, 6},       {0, 2},
+                        {0, 2},        {0, 0.8},      {0.1, 0.8}}};
 
 /// The interval at which R(t, S) = r under the FSRS-6 curve with decay d:
 /// t = S (r^(-1/d) - 1) / F,  F = 0.9^(-1/d) - 1.
@@ -156,8 +156,8 @@ TEST_CASE("Fsrs6: stability after failure, reference values") {
   struct Case {
     double d, r, expected;
   };
-  for (const Case c : {Case{1, 0.9, 1.0525396}, Case{2, 0.8, 1.1894329}, Case{3, 0.7, 1.3680838},
-                       Case{4, 0.6, 1.584989}}) {
+  for (const Case c :
+       {Case{1, 0.9, 1.0525396}, Case{2, 0.8, 1.1894329}, Case{3, 0.7, 1.3680838}, Case{4, 0.6, 1.584989}}) {
     CAPTURE(c.d);
     const double t = interval_for_recall(c.r, 5.0, w[20]);
     REQUIRE(t >= 1.0);
@@ -250,9 +250,9 @@ TEST_CASE("Fsrs6: init() gives S = w[g-1] and D = clamp(D0(g), 1, 10)") {
 TEST_CASE("Fsrs6: init() clamps S to [s_min, s_max] and D to [1, 10]") {
   Fsrs6 m;
   W w = m.default_params();
-  w[0] = 1e-6;   // below s_min
-  w[3] = 1e6;    // above s_max
-  w[4] = 20.0;   // D0(1) = 20 > 10
+  w[0] = 1e-6;  // below s_min
+  w[3] = 1e6;   // above s_max
+  w[4] = 20.0;  // D0(1) = 20 > 10
   const std::span<const double, 21> ws(w);
   CHECK(m.init(ws, Step{0.0, 1}).s == m.s_min);
   CHECK(m.init(ws, Step{0.0, 1}).d == 10.0);
@@ -822,8 +822,8 @@ TEST_CASE("collect_s0_groups: rows with i == 2 grouped by first rating and delta
   W w = m.default_params();
   w[10] = 1.234;
   m.initialize(std::span<double, 21>(w), d, rows);
-  const auto expect = srs::models::detail::fit_initial_stability(groups, average, s0_default, m.s_min, m.init_s_max,
-                                                                 true, curve);
+  const auto expect =
+      srs::models::detail::fit_initial_stability(groups, average, s0_default, m.s_min, m.init_s_max, true, curve);
   for (std::size_t k = 0; k < 4; ++k) CHECK(w[k] == expect[k]);
   CHECK(w[10] == 1.234);
   for (std::size_t k = 4; k < 21; ++k) {

@@ -32,8 +32,7 @@ using srs::optim::TrainMode;
 using Params = std::array<double, 21>;
 
 /// Mean BCE of `w` on the rows `rows` of `ds`.
-double log_loss(const Fsrs6& model, const srs::data::Dataset& ds, std::span<const std::size_t> rows,
-                const Params& w) {
+double log_loss(const Fsrs6& model, const srs::data::Dataset& ds, std::span<const std::size_t> rows, const Params& w) {
   const std::span<const double, 21> ws(w);
   double sum = 0;
   for (std::size_t r : rows) {
@@ -249,8 +248,7 @@ TEST_CASE("trainer: inadequate data throws InadequateData") {
       ds.items.push_back(it);
     }
     const std::vector<std::size_t> rows{0, 1, 2, 3, 4, 5};
-    CHECK_THROWS_WITH_AS(srs::optim::train(model, ds, rows), doctest::Contains("inadequate"),
-                         srs::InadequateData);
+    CHECK_THROWS_WITH_AS(srs::optim::train(model, ds, rows), doctest::Contains("inadequate"), srs::InadequateData);
     // The S0 fit alone still works on these rows.
     srs::optim::TrainOptions s0;
     s0.mode = TrainMode::initialize_only;
@@ -297,7 +295,7 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
   };
   CHECK(closer(20));  // curve flatness
   CHECK(w[20] > 0.2);
-  CHECK(closer(8));   // success gain
+  CHECK(closer(8));  // success gain
   // S0 of the most frequent first rating (Good: 55 % of first reviews).
   CHECK(closer(2));
   CHECK(std::abs(w[2] - o.params[2]) < 0.25 * o.params[2]);

@@ -36,26 +36,26 @@
 //       srs::test::check_model(m, w, srs::test::simulate_history(seed), 10.0);
 #pragma once
 
-#include <srs/concepts.hpp>        // srs::MemoryModel, srs::DualTrainable
-#include <srs/core/dual.hpp>       // srs::core::Dual
-#include <srs/data/dataset.hpp>    // srs::data::Step
+#include <srs/concepts.hpp>      // srs::MemoryModel, srs::DualTrainable
+#include <srs/core/dual.hpp>     // srs::core::Dual
+#include <srs/data/dataset.hpp>  // srs::data::Step
 
-#include <doctest/doctest.h>       // CHECK_MESSAGE, MESSAGE, INFO
+#include <doctest/doctest.h>  // CHECK_MESSAGE, MESSAGE, INFO
 
-#include <algorithm>   // std::max, std::clamp
-#include <array>       // std::array
-#include <cmath>       // std::abs, std::isnan, std::isfinite, std::exp, std::log, std::round
-#include <cstddef>     // std::size_t
-#include <cstdint>     // std::uint64_t
-#include <exception>   // std::exception
-#include <optional>    // std::optional
-#include <random>      // std::mt19937_64, distributions
-#include <span>        // std::span
-#include <sstream>     // std::ostringstream
-#include <stdexcept>   // std::invalid_argument
-#include <string>      // std::string
-#include <utility>     // std::pair
-#include <vector>      // std::vector
+#include <algorithm>  // std::max, std::clamp
+#include <array>      // std::array
+#include <cmath>      // std::abs, std::isnan, std::isfinite, std::exp, std::log, std::round
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint64_t
+#include <exception>  // std::exception
+#include <optional>   // std::optional
+#include <random>     // std::mt19937_64, distributions
+#include <span>       // std::span
+#include <sstream>    // std::ostringstream
+#include <stdexcept>  // std::invalid_argument
+#include <string>     // std::string
+#include <utility>    // std::pair
+#include <vector>     // std::vector
 
 namespace srs::test {
 
@@ -135,10 +135,10 @@ std::string to_string(std::span<const double, N> w) {
 
 /// Shape of the random histories of `simulate_history`.
 struct HistoryOptions {
-  std::size_t min_len = 1;        ///< number of steps, first review included
+  std::size_t min_len = 1;  ///< number of steps, first review included
   std::size_t max_len = 24;
-  double same_day_prob = 0.25;    ///< probability that a later step has t = 0
-  double max_interval = 365;      ///< other intervals: integers in [1, max_interval], log-uniform
+  double same_day_prob = 0.25;  ///< probability that a later step has t = 0
+  double max_interval = 365;    ///< other intervals: integers in [1, max_interval], log-uniform
 };
 
 /// A random plausible history from `seed`: the first step is a first review
@@ -190,30 +190,30 @@ std::array<double, M::num_params> random_params(const M& model, std::uint64_t se
 
 /// Tolerances and switches of `check_model`.
 struct ModelCheckOptions {
-  double value_rel = 1e-12;     ///< (a) double vs Dual, relative (absolute below 1e-300)
-  double fd_step = 1e-6;        ///< (b) h = fd_step * max(|w_k|, fd_floor)
+  double value_rel = 1e-12;  ///< (a) double vs Dual, relative (absolute below 1e-300)
+  double fd_step = 1e-6;     ///< (b) h = fd_step * max(|w_k|, fd_floor)
   double fd_floor = 0.1;
-  double grad_rel = 1e-5;       ///< (b) Dual vs central difference
+  double grad_rel = 1e-5;  ///< (b) Dual vs central difference
   double grad_abs = 1e-7;
-  double kink_rel = 1e-4;       ///< one-sided slopes differing by more than this mark a kink
+  double kink_rel = 1e-4;  ///< one-sided slopes differing by more than this mark a kink
   double kink_abs = 1e-9;
   double one_sided_rel = 1e-3;  ///< Dual vs a one-sided slope at a kink
   double one_sided_abs = 1e-5;
-  bool check_clamp = true;              ///< run (c) as well
-  bool require_unit_interval = true;    ///< finite predictions in [0, 1]
-  bool require_finite_gradient = true;  ///< finite prediction => finite gradient
-  bool announce_nonsmooth = true;       ///< MESSAGE the parameters checked one-sidedly
-  std::vector<std::size_t> skip_params; ///< parameters excluded from (b), e.g. known-dead ones
+  bool check_clamp = true;               ///< run (c) as well
+  bool require_unit_interval = true;     ///< finite predictions in [0, 1]
+  bool require_finite_gradient = true;   ///< finite prediction => finite gradient
+  bool announce_nonsmooth = true;        ///< MESSAGE the parameters checked one-sidedly
+  std::vector<std::size_t> skip_params;  ///< parameters excluded from (b), e.g. known-dead ones
   std::uint64_t clamp_seed = 7;
 };
 
 /// What `check_model` saw.
 struct ModelCheckReport {
-  bool threw = false;                       ///< the double run threw (and so did the Dual run)
-  bool any_nan = false;                     ///< some double prediction was NaN
-  std::vector<double> values;               ///< double predictions (see `predictions`)
-  std::vector<std::size_t> nonsmooth_params;   ///< parameters checked one-sidedly at a kink
-  double max_value_rel_diff = 0;            ///< largest |double - Dual| / |double| seen
+  bool threw = false;                         ///< the double run threw (and so did the Dual run)
+  bool any_nan = false;                       ///< some double prediction was NaN
+  std::vector<double> values;                 ///< double predictions (see `predictions`)
+  std::vector<std::size_t> nonsmooth_params;  ///< parameters checked one-sidedly at a kink
+  double max_value_rel_diff = 0;              ///< largest |double - Dual| / |double| seen
 };
 
 namespace detail {
@@ -251,10 +251,17 @@ void check_clamp(const M& model, std::uint64_t seed = 7,
     Vec v = defaults;
     for (std::size_t k = 0; k < N; ++k) {
       switch (kind(rng)) {
-        case 0: v[k] += normal(rng) * (std::abs(v[k]) + 1); break;      // near the default
-        case 1: v[k] += normal(rng) * 1e3; break;                        // far out
-        case 2: v[k] = (unit(rng) < 0.5 ? -1 : 1) * 1e300; break;        // huge
-        default: break;                                                  // unchanged
+        case 0:
+          v[k] += normal(rng) * (std::abs(v[k]) + 1);
+          break;  // near the default
+        case 1:
+          v[k] += normal(rng) * 1e3;
+          break;  // far out
+        case 2:
+          v[k] = (unit(rng) < 0.5 ? -1 : 1) * 1e300;
+          break;  // huge
+        default:
+          break;  // unchanged
       }
     }
     Vec c = v;

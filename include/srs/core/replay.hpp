@@ -19,7 +19,7 @@ namespace srs::core {
 /// The model state after the reviews in `history` (which must not be empty:
 /// its first step is the card's first review).
 template <class M, class T>
-  requires MemoryModelOver<M, T>
+requires MemoryModelOver<M, T>
 typename M::template State<T> replay(const M& model, std::span<const T, M::num_params> w,
                                      std::span<const data::Step> history) {
   auto state = model.init(w, history[0]);
@@ -29,9 +29,8 @@ typename M::template State<T> replay(const M& model, std::span<const T, M::num_p
 
 /// P(recall) `delta_t` days after the last review in `history`.
 template <class M, class T>
-  requires MemoryModelOver<M, T>
-T predict(const M& model, std::span<const T, M::num_params> w, std::span<const data::Step> history,
-          double delta_t) {
+requires MemoryModelOver<M, T> T predict(const M& model, std::span<const T, M::num_params> w,
+                                         std::span<const data::Step> history, double delta_t) {
   return model.recall(w, replay(model, w, history), delta_t);
 }
 
@@ -44,8 +43,6 @@ inline double bce(double p, int y) {
 }
 
 /// d BCE / d p as PyTorch's BCELoss backward computes it: (p - y) / max(p (1 - p), 1e-12).
-inline double bce_derivative(double p, int y) {
-  return (p - static_cast<double>(y)) / std::max(p * (1.0 - p), 1e-12);
-}
+inline double bce_derivative(double p, int y) { return (p - static_cast<double>(y)) / std::max(p * (1.0 - p), 1e-12); }
 
 }  // namespace srs::core

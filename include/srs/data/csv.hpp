@@ -137,16 +137,15 @@ class RevlogCsvParser {
 
     constexpr std::string_view bom = "\xEF\xBB\xBF";
     if (text_.substr(0, bom.size()) == bom) pos_ = bom.size();
-    if (only_blank_lines_from(pos_))
-      throw InputError(source_, 0, "", "empty file: expected a header line and reviews");
+    if (only_blank_lines_from(pos_)) throw InputError(source_, 0, "", "empty file: expected a header line and reviews");
 
     std::string_view line;
     next_line(line);
     read_header(line);
 
     // One row per remaining line end (+1 for a last line without one).
-    out.rows.reserve(static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                                                         text_.end(), '\n')) + 1);
+    out.rows.reserve(
+        static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_), text_.end(), '\n')) + 1);
     // Card ids are usually 0..n-1: a vector indexed by id serves those, a hash map any others.
     // A row takes at least 16 bytes, so ids below size/8 cost at most twice the text's size.
     dense_limit_ = text_.size() / 8 + 1;
@@ -215,8 +214,7 @@ class RevlogCsvParser {
   }
 
   void read_header(std::string_view line) {
-    if (line.empty())
-      fail("", "the first line must be the header, but it is empty; " + revlog_csv_expected_columns());
+    if (line.empty()) fail("", "the first line must be the header, but it is empty; " + revlog_csv_expected_columns());
     std::array<bool, revlog_csv_columns.size() + 1> seen{};
     std::size_t start = 0;
     while (true) {
@@ -239,8 +237,8 @@ class RevlogCsvParser {
     }
     for (std::size_t slot = 0; slot < revlog_csv_columns.size(); ++slot) {
       if (!seen[slot])
-        fail(revlog_csv_columns[slot], csv_message("missing column ", csv_quote(revlog_csv_columns[slot]), "; ",
-                                                   revlog_csv_expected_columns()));
+        fail(revlog_csv_columns[slot],
+             csv_message("missing column ", csv_quote(revlog_csv_columns[slot]), "; ", revlog_csv_expected_columns()));
     }
   }
 
@@ -295,14 +293,29 @@ class RevlogCsvParser {
       const std::string_view field(p, static_cast<std::size_t>(q - p));
       p = q;
       switch (slots_[k]) {
-        case 0: row.card_id = parse_field<std::int64_t>(field, 0, int64_min, int64_max); break;
-        case 1: row.day_offset = parse_field<std::int32_t>(field, 1, 0, int32_max); break;
-        case 2: row.rating = parse_field<std::int32_t>(field, 2, 0, 4); break;
-        case 3: row.state = parse_field<std::int32_t>(field, 3, 0, 4); break;
-        case 4: row.duration = parse_field<std::int32_t>(field, 4, 0, int32_max); break;
-        case 5: row.elapsed_days = parse_field<std::int32_t>(field, 5, -1, int32_max); break;
-        case 6: row.elapsed_seconds = parse_field<std::int64_t>(field, 6, -1, int64_max); break;
-        default: break;  // user_id: ignored
+        case 0:
+          row.card_id = parse_field<std::int64_t>(field, 0, int64_min, int64_max);
+          break;
+        case 1:
+          row.day_offset = parse_field<std::int32_t>(field, 1, 0, int32_max);
+          break;
+        case 2:
+          row.rating = parse_field<std::int32_t>(field, 2, 0, 4);
+          break;
+        case 3:
+          row.state = parse_field<std::int32_t>(field, 3, 0, 4);
+          break;
+        case 4:
+          row.duration = parse_field<std::int32_t>(field, 4, 0, int32_max);
+          break;
+        case 5:
+          row.elapsed_days = parse_field<std::int32_t>(field, 5, -1, int32_max);
+          break;
+        case 6:
+          row.elapsed_seconds = parse_field<std::int64_t>(field, 6, -1, int64_max);
+          break;
+        default:
+          break;  // user_id: ignored
       }
     }
     if (p != end) fail_field_count(line);
@@ -312,9 +325,9 @@ class RevlogCsvParser {
   /// day_offset must not decrease from one row to the next.
   void check_order(const RevlogRow& row, const Revlog& out) const {
     if (out.rows.empty() || row.day_offset >= out.rows.back().day_offset) return;
-    fail("day_offset", csv_message("day_offset ", row.day_offset, " is smaller than day_offset ",
-                                   out.rows.back().day_offset, " on line ", line_no_ - 1,
-                                   ": rows must be in chronological order"));
+    fail("day_offset",
+         csv_message("day_offset ", row.day_offset, " is smaller than day_offset ", out.rows.back().day_offset,
+                     " on line ", line_no_ - 1, ": rows must be in chronological order"));
   }
 
   CsvCardLast& card_last(std::int64_t card_id) {
@@ -345,9 +358,9 @@ class RevlogCsvParser {
                          ", so elapsed_days must be ", row.day_offset, " - ", last.day_offset, " = ", expected,
                          row.elapsed_days == -1 ? " (a repeated first row of the card?)" : ""));
       if (row.elapsed_seconds < 0)
-        fail("elapsed_seconds", csv_message("elapsed_seconds ", row.elapsed_seconds, " but card ", row.card_id,
-                                            " was already reviewed on line ", last.line,
-                                            "; only a card's first row may have -1"));
+        fail("elapsed_seconds",
+             csv_message("elapsed_seconds ", row.elapsed_seconds, " but card ", row.card_id,
+                         " was already reviewed on line ", last.line, "; only a card's first row may have -1"));
     }
     last.day_offset = row.day_offset;
     last.line = line_no_;
@@ -355,14 +368,14 @@ class RevlogCsvParser {
 
   std::string_view text_;
   const std::string& source_;
-  std::size_t pos_ = 0;         ///< offset of the next line in text_
-  std::size_t line_no_ = 0;     ///< 1-based number of the current line
-  bool terminated_ = true;      ///< the current line ends with a line end
-  std::string_view row_text_;   ///< the row being read
+  std::size_t pos_ = 0;             ///< offset of the next line in text_
+  std::size_t line_no_ = 0;         ///< 1-based number of the current line
+  bool terminated_ = true;          ///< the current line ends with a line end
+  std::string_view row_text_;       ///< the row being read
   std::vector<std::size_t> slots_;  ///< per header field: its slot in revlog_csv_columns (or the ignored slot)
   std::size_t dense_limit_ = 0;
-  std::vector<CsvCardLast> dense_;                          ///< cards 0 <= id < dense_limit_
-  std::unordered_map<std::int64_t, CsvCardLast> sparse_;    ///< any other card ids
+  std::vector<CsvCardLast> dense_;                        ///< cards 0 <= id < dense_limit_
+  std::unordered_map<std::int64_t, CsvCardLast> sparse_;  ///< any other card ids
 };
 
 /// The whole content of `file`; InputError (line 0, with the OS reason) if it cannot be read.

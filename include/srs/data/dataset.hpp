@@ -29,29 +29,27 @@ struct Step {
 
 /// One row of the final dataset: a review to predict, with its history.
 struct Item {
-  std::int64_t review_th = 0;    ///< 1-based position in the user's raw log (global time order)
-  std::int64_t card_id = 0;      ///< the card, as in the input
-  double delta_t = 0;            ///< interval to predict at (days; fractional days in secs mode)
-  std::int32_t elapsed_days = 0; ///< raw elapsed_days of the review (RMSE(bins) interval key)
-  std::int32_t i = 0;            ///< review-day index (pipeline.md §2.12)
-  std::int32_t lapses = 0;       ///< rmse_bins_lapse: earlier lapses of the card (§2.10)
-  std::int32_t rating = 0;       ///< rating of this review (after --two_buttons mapping)
-  std::int32_t y = 0;            ///< 1 = recalled (rating > 1), 0 = forgotten
-  std::int32_t first_rating = 0; ///< the card's first rating
-  std::int32_t partition = 0;    ///< preset/deck partition (0 without partitions)
-  std::size_t hist_begin = 0;    ///< offset of the card's first step in Dataset::steps
-  std::size_t hist_len = 0;      ///< number of history steps (the reference's seq_len)
+  std::int64_t review_th = 0;     ///< 1-based position in the user's raw log (global time order)
+  std::int64_t card_id = 0;       ///< the card, as in the input
+  double delta_t = 0;             ///< interval to predict at (days; fractional days in secs mode)
+  std::int32_t elapsed_days = 0;  ///< raw elapsed_days of the review (RMSE(bins) interval key)
+  std::int32_t i = 0;             ///< review-day index (pipeline.md §2.12)
+  std::int32_t lapses = 0;        ///< rmse_bins_lapse: earlier lapses of the card (§2.10)
+  std::int32_t rating = 0;        ///< rating of this review (after --two_buttons mapping)
+  std::int32_t y = 0;             ///< 1 = recalled (rating > 1), 0 = forgotten
+  std::int32_t first_rating = 0;  ///< the card's first rating
+  std::int32_t partition = 0;     ///< preset/deck partition (0 without partitions)
+  std::size_t hist_begin = 0;     ///< offset of the card's first step in Dataset::steps
+  std::size_t hist_len = 0;       ///< number of history steps (the reference's seq_len)
 };
 
 /// One user's final rows in review_th order, plus the card histories they use.
 struct Dataset {
   std::string user;
-  std::vector<Step> steps;   ///< every card's kept review sequence, back to back
-  std::vector<Item> items;   ///< final rows, sorted by review_th
+  std::vector<Step> steps;  ///< every card's kept review sequence, back to back
+  std::vector<Item> items;  ///< final rows, sorted by review_th
 
-  std::span<const Step> history(const Item& item) const {
-    return {steps.data() + item.hist_begin, item.hist_len};
-  }
+  std::span<const Step> history(const Item& item) const { return {steps.data() + item.hist_begin, item.hist_len}; }
   std::size_t size() const noexcept { return items.size(); }
 };
 

@@ -11,10 +11,9 @@
 /// A directory that itself holds `revlogs.csv` is one user's folder: that user
 /// (named after the folder), and its other files (cards.csv, decks.csv, an
 /// Anki export such as revlog_anki.csv) are not users. Elsewhere, top-level
-/// `cards.csv` and `decks.csv` (tables of the same dataset) are not users; hidden entries (names starting with '.') and anything else are ignored.
-/// Users come back sorted: ids made only of digits first, in numeric order
-/// (2 before 10, as the dataset's user ids 1..10000), then the others in
-/// lexicographic (byte) order.
+/// `cards.csv` and `decks.csv` (tables of the same dataset) are not users; hidden entries (names starting with '.') and
+/// anything else are ignored. Users come back sorted: ids made only of digits first, in numeric order (2 before 10, as
+/// the dataset's user ids 1..10000), then the others in lexicographic (byte) order.
 #pragma once
 
 #include <algorithm>     // std::all_of, std::sort

@@ -55,18 +55,18 @@ namespace detail {
 
 /// One candidate row of a card during preprocessing.
 struct CardRow {
-  std::size_t raw;        ///< index into Revlog::rows (review_th - 1)
-  std::size_t position;   ///< index in the card's kept sequence (= history length)
-  std::int32_t i;         ///< review-day index
-  std::int32_t lapses;    ///< rmse_bins_lapse
-  bool removed = false;   ///< removed by the outlier filter
+  std::size_t raw;       ///< index into Revlog::rows (review_th - 1)
+  std::size_t position;  ///< index in the card's kept sequence (= history length)
+  std::int32_t i;        ///< review-day index
+  std::int32_t lapses;   ///< rmse_bins_lapse
+  bool removed = false;  ///< removed by the outlier filter
 };
 
 /// The outlier filter of pipeline.md §2.13 (fsrs-optimizer's remove_outliers)
 /// on the i == 2 rows of one first-rating group. `rows` are indices into
 /// `cand`; removed rows get their `removed` flag set.
-inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::size_t>& rows,
-                            const Revlog& log, int first_rating) {
+inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::size_t>& rows, const Revlog& log,
+                            int first_rating) {
   struct Bucket {
     std::int32_t delta_t;
     std::size_t count;
@@ -124,9 +124,9 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
   Dataset ds;
   ds.user = log.user;
   ds.steps.reserve(n);
-  std::vector<detail::CardRow> cand;          // candidate rows of all cards, in card order
-  std::vector<std::size_t> card_begin_cand;   // first candidate of each card
-  std::vector<std::size_t> card_begin_step;   // first step of each card
+  std::vector<detail::CardRow> cand;         // candidate rows of all cards, in card order
+  std::vector<std::size_t> card_begin_cand;  // first candidate of each card
+  std::vector<std::size_t> card_begin_step;  // first step of each card
   cand.reserve(n);
 
   for (std::size_t b = 0; b < n;) {
@@ -134,15 +134,15 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
     while (e < n && log.rows[order[e]].card_id == log.rows[order[b]].card_id) ++e;
     card_begin_cand.push_back(cand.size());
     card_begin_step.push_back(ds.steps.size());
-    std::size_t kept = 0;        // reviews kept after 2.4 and the 2.6 cap
-    std::size_t position = 0;    // reviews kept after 2.8 (history length of the next row)
+    std::size_t kept = 0;          // reviews kept after 2.4 and the 2.6 cap
+    std::size_t position = 0;      // reviews kept after 2.8 (history length of the next row)
     std::int32_t day_reviews = 0;  // reviews so far with elapsed_days > 0 (for i)
     std::int32_t lapses = 0;       // earlier reviews with rating 1 and delta_t > 0
     for (std::size_t k = b; k < e; ++k) {
       const std::size_t raw = order[k];
       const RevlogRow& r = log.rows[raw];
-      if (r.rating < 1 || r.rating > 4) continue;   // 2.4
-      if (++kept > cap) break;                      // 2.6 (first 128 reviews of the card)
+      if (r.rating < 1 || r.rating > 4) continue;            // 2.4
+      if (++kept > cap) break;                               // 2.6 (first 128 reviews of the card)
       if (!opt.short_term && r.elapsed_days == 0) continue;  // 2.8
       const int rating = mapped_rating(r);
       const std::int32_t delta_t = std::max<std::int32_t>(0, r.elapsed_days);
@@ -159,9 +159,7 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
   }
   card_begin_cand.push_back(cand.size());
 
-  auto item_first_rating = [&](std::size_t card) {
-    return static_cast<int>(ds.steps[card_begin_step[card]].rating);
-  };
+  auto item_first_rating = [&](std::size_t card) { return static_cast<int>(ds.steps[card_begin_step[card]].rating); };
 
   // 2.13: outlier filter on the i == 2 rows, per first rating.
   if (opt.outlier_filter) {
@@ -213,8 +211,7 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
       ds.items.push_back(it);
     }
   }
-  std::sort(ds.items.begin(), ds.items.end(),
-            [](const Item& a, const Item& b) { return a.review_th < b.review_th; });
+  std::sort(ds.items.begin(), ds.items.end(), [](const Item& a, const Item& b) { return a.review_th < b.review_th; });
   if (ds.items.size() < opt.min_rows) {
     throw NotEnoughData("user " + log.user + " does not have enough data: " + std::to_string(ds.items.size()) +
                         " rows after preprocessing, at least " + std::to_string(opt.min_rows) + " needed");

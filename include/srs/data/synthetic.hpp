@@ -48,17 +48,17 @@
 /// a draw or a rounding lands within an ulp of the boundary (rare).
 #pragma once
 
-#include <algorithm>  // std::sort, std::clamp, std::min, std::max
-#include <array>      // std::array
-#include <cmath>      // std::pow, std::round, std::isfinite
-#include <cstddef>    // std::size_t, std::ptrdiff_t
-#include <cstdint>    // std::uint64_t, std::int64_t, std::int32_t, std::uint32_t
-#include <functional> // std::greater
-#include <queue>      // std::priority_queue
-#include <span>       // std::span
-#include <string>     // std::string, std::to_string
-#include <utility>    // std::move
-#include <vector>     // std::vector
+#include <algorithm>   // std::sort, std::clamp, std::min, std::max
+#include <array>       // std::array
+#include <cmath>       // std::pow, std::round, std::isfinite
+#include <cstddef>     // std::size_t, std::ptrdiff_t
+#include <cstdint>     // std::uint64_t, std::int64_t, std::int32_t, std::uint32_t
+#include <functional>  // std::greater
+#include <queue>       // std::priority_queue
+#include <span>        // std::span
+#include <string>      // std::string, std::to_string
+#include <utility>     // std::move
+#include <vector>      // std::vector
 
 #include <srs/core/error.hpp>    // srs::UsageError
 #include <srs/data/dataset.hpp>  // data::Step
@@ -69,17 +69,17 @@ namespace srs::data {
 
 /// Settings of one simulated user (see the file comment for the model).
 struct SimulationOptions {
-  std::uint64_t seed = 42;                 ///< seed of the generator: same seed, same log
-  int days = 365;                          ///< simulated period (days 0 .. days-1)
-  int new_cards_per_day = 10;              ///< new cards introduced each day, after the due cards
-  int max_reviews_per_day = 0;             ///< due cards reviewed per day, 0 = unlimited (the rest wait)
-  double desired_retention = 0.9;          ///< scheduler target R_target, in (0, 1)
-  int max_interval = 36500;                ///< longest interval in days
-  std::array<double, 21> params = models::Fsrs6::defaults;  ///< ground-truth FSRS-6 parameters
+  std::uint64_t seed = 42;         ///< seed of the generator: same seed, same log
+  int days = 365;                  ///< simulated period (days 0 .. days-1)
+  int new_cards_per_day = 10;      ///< new cards introduced each day, after the due cards
+  int max_reviews_per_day = 0;     ///< due cards reviewed per day, 0 = unlimited (the rest wait)
+  double desired_retention = 0.9;  ///< scheduler target R_target, in (0, 1)
+  int max_interval = 36500;        ///< longest interval in days
+  std::array<double, 21> params = models::Fsrs6::defaults;           ///< ground-truth FSRS-6 parameters
   std::array<double, 4> first_rating_probs{0.25, 0.10, 0.55, 0.10};  ///< Again, Hard, Good, Easy on the first review
   std::array<double, 3> success_rating_probs{0.10, 0.80, 0.10};      ///< Hard, Good, Easy when recalled
-  int learning_step_seconds = 600;         ///< same-day re-review delay while (re)learning
-  int max_same_day_steps = 3;              ///< same-day steps per card and day
+  int learning_step_seconds = 600;                                   ///< same-day re-review delay while (re)learning
+  int max_same_day_steps = 3;                                        ///< same-day steps per card and day
 };
 
 namespace detail {
@@ -164,9 +164,7 @@ struct PendingStep {
   std::int64_t due_ms;
   std::uint64_t seq;  ///< insertion order, breaks ties
   std::uint32_t card;
-  bool operator>(const PendingStep& o) const noexcept {
-    return due_ms != o.due_ms ? due_ms > o.due_ms : seq > o.seq;
-  }
+  bool operator>(const PendingStep& o) const noexcept { return due_ms != o.due_ms ? due_ms > o.due_ms : seq > o.seq; }
 };
 
 inline void check_options(const SimulationOptions& o) {

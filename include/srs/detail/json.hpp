@@ -23,24 +23,24 @@
 /// astral characters as surrogate pairs).
 #pragma once
 
-#include <algorithm>    // std::stable_sort
-#include <charconv>     // std::from_chars, std::to_chars
-#include <cstddef>      // std::size_t, std::nullptr_t
-#include <cstdint>      // std::int64_t, std::uint32_t
-#include <cstring>      // std::memcmp
-#include <concepts>     // std::integral, std::same_as
-#include <limits>       // std::numeric_limits
-#include <optional>     // std::optional
-#include <string>       // std::string, std::to_string
-#include <string_view>  // std::string_view
-#include <system_error> // std::errc
-#include <type_traits>  // std::is_signed_v, std::is_nothrow_move_constructible_v
-#include <utility>      // std::pair, std::move
-#include <variant>      // std::variant, std::get, std::get_if
-#include <vector>       // std::vector
+#include <algorithm>     // std::stable_sort
+#include <charconv>      // std::from_chars, std::to_chars
+#include <cstddef>       // std::size_t, std::nullptr_t
+#include <cstdint>       // std::int64_t, std::uint32_t
+#include <cstring>       // std::memcmp
+#include <concepts>      // std::integral, std::same_as
+#include <limits>        // std::numeric_limits
+#include <optional>      // std::optional
+#include <string>        // std::string, std::to_string
+#include <string_view>   // std::string_view
+#include <system_error>  // std::errc
+#include <type_traits>   // std::is_signed_v, std::is_nothrow_move_constructible_v
+#include <utility>       // std::pair, std::move
+#include <variant>       // std::variant, std::get, std::get_if
+#include <vector>        // std::vector
 
-#include <srs/core/error.hpp>      // srs::Error, srs::InputError
-#include <srs/detail/number.hpp>   // srs::detail::append_repr
+#include <srs/core/error.hpp>     // srs::Error, srs::InputError
+#include <srs/detail/number.hpp>  // srs::detail::append_repr
 
 namespace srs::detail::json {
 
@@ -92,8 +92,7 @@ class Value {
   /// An integer, from any integer type except bool (char included: Value('a')
   /// is 97). Unsigned values above INT64_MAX throw ValueError.
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  Value(I i) : data_(to_int64(i)) {}
+  requires(!std::same_as<I, bool>) Value(I i) : data_(to_int64(i)) {}
   /// A number (a float converts to the double it represents).
   Value(double d) noexcept : data_(d) {}
   /// The number, or null when empty (how the reference writes a missing AUC).
@@ -170,9 +169,7 @@ class Value {
     if (const Value* v = find(key)) return *v;
     throw ValueError("json: no member \"" + std::string(key) + "\" in object");
   }
-  Value& at(std::string_view key) {
-    return const_cast<Value&>(static_cast<const Value&>(*this).at(key));
-  }
+  Value& at(std::string_view key) { return const_cast<Value&>(static_cast<const Value&>(*this).at(key)); }
   /// Element i of an array; throws ValueError if out of range or not an array.
   const Value& at(std::size_t i) const {
     const Array& a = as_array();
@@ -246,8 +243,7 @@ class Value {
   template <class T>
   const T& get(Kind expected) const {
     if (const T* p = std::get_if<T>(&data_)) return *p;
-    throw ValueError("json: expected " + std::string(kind_name(expected)) + ", got " +
-                     std::string(kind_name(kind())));
+    throw ValueError("json: expected " + std::string(kind_name(expected)) + ", got " + std::string(kind_name(kind())));
   }
   template <class T>
   T& get(Kind expected) {
@@ -406,8 +402,10 @@ class Parser {
   Value parse_value() {
     if (p_ == end_) fail("expected a JSON value");
     switch (*p_) {
-      case '{': return parse_object();
-      case '[': return parse_array();
+      case '{':
+        return parse_object();
+      case '[':
+        return parse_array();
       case '"': {
         std::string s;
         parse_string(s);
@@ -574,15 +572,32 @@ class Parser {
     if (p_ == end_) fail("expected an escape character after '\\'");
     const char c = *p_++;
     switch (c) {
-      case '"': out += '"'; return;
-      case '\\': out += '\\'; return;
-      case '/': out += '/'; return;
-      case 'b': out += '\b'; return;
-      case 'f': out += '\f'; return;
-      case 'n': out += '\n'; return;
-      case 'r': out += '\r'; return;
-      case 't': out += '\t'; return;
-      case 'u': break;
+      case '"':
+        out += '"';
+        return;
+      case '\\':
+        out += '\\';
+        return;
+      case '/':
+        out += '/';
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 't':
+        out += '\t';
+        return;
+      case 'u':
+        break;
       default:
         --p_;
         fail("expected one of \" \\ / b f n r t u after '\\'");
@@ -770,13 +785,27 @@ inline void dump_string(std::string& out, std::string_view s, bool ensure_ascii)
     if (p == end) break;
     const auto c = static_cast<unsigned char>(*p);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {  // DEL is escaped only with ensure_ascii
           append_u_escape(out, c);
@@ -803,16 +832,24 @@ inline void dump_string(std::string& out, std::string_view s, bool ensure_ascii)
 
 inline void dump_value(std::string& out, const Value& v, bool ensure_ascii) {
   switch (v.kind()) {
-    case Kind::null: out += "null"; break;
-    case Kind::boolean: out += v.as_bool() ? "true" : "false"; break;
+    case Kind::null:
+      out += "null";
+      break;
+    case Kind::boolean:
+      out += v.as_bool() ? "true" : "false";
+      break;
     case Kind::integer: {
       char buf[24];
       const auto res = std::to_chars(buf, buf + sizeof buf, v.as_int());
       out.append(buf, res.ptr);
       break;
     }
-    case Kind::number: append_repr(out, v.as_double()); break;
-    case Kind::string: dump_string(out, v.as_string(), ensure_ascii); break;
+    case Kind::number:
+      append_repr(out, v.as_double());
+      break;
+    case Kind::string:
+      dump_string(out, v.as_string(), ensure_ascii);
+      break;
     case Kind::array: {
       out += '[';
       bool first = true;

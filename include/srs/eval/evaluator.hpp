@@ -47,8 +47,8 @@ enum class Precision {
 };
 
 struct EvalOptions {
-  optim::TrainOptions train;              ///< training mode (--default, --S0) and seed
-  bool recency = false;                   ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
+  optim::TrainOptions train;                 ///< training mode (--default, --S0) and seed
+  bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
 };
 
@@ -144,9 +144,8 @@ class Evaluator {
     return core::predict(model_, std::span<const double, N>(w), ds.history(it), it.delta_t);
   }
 
-  void run_memory_fold(const data::Dataset& ds, const Fold& fold, bool last, UserResult& res) const
-    requires MemoryModel<M>
-  {
+  void run_memory_fold(const data::Dataset& ds, const Fold& fold, bool last,
+                       UserResult& res) const requires MemoryModel<M> {
     constexpr std::size_t N = M::num_params;
     using Params = std::array<double, N>;
     Params defaults = model_.default_params();
@@ -183,7 +182,8 @@ class Evaluator {
     }
     if (last) {
       res.parameters.clear();
-      for (const auto& [p, params] : trained) res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
+      for (const auto& [p, params] : trained)
+        res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
     }
   }
 

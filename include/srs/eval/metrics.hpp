@@ -79,7 +79,9 @@ struct CompensatedSum {
 
 /// A metric that can absorb another's partial result.
 template <class M>
-concept Mergeable = requires(M& a, const M& b) { a.merge(b); };
+concept Mergeable = requires(M& a, const M& b) {
+  a.merge(b);
+};
 
 /// NumPy's round(x, decimals) for decimals >= 0: rint(x * 10^d) / 10^d, ties to even
 /// (in the default floating-point rounding mode).
@@ -147,36 +149,51 @@ inline BinKey bin_key(const Prediction& r) { return bin_key(r.elapsed_days, r.i,
 // Metrics
 // ---------------------------------------------------------------------------
 
-/// Log loss (binary cross-entropy) with scikit-learn >= 1.5 clipping:
-/// -(1/n) sum [y ln(clip(p)) + (1-y) ln(clip(1-p))], clip to [eps, 1-eps].
-struct LogLoss {
-  static constexpr std::string_view name = "LogLoss";
-  /// The clipping bound, float64 machine epsilon 2^-52.
-  static constexpr double eps = std::numeric_limits<double>::epsilon();
-
+namespace detail {
+/// The shared body of metrics that are a function of the mean of a per-row
+/// term: Derived::term(p, y) is summed (compensated), Derived::finish(mean)
+/// gives the value (identity by default).
+template <class Derived>
+class MeanOfTerms {
+ public:
   void add(const Prediction& r) { add(r.p, r.y); }
   /// Adds one (probability, label) pair.
   void add(double p, int y) {
-    // Only the term of the observed class is non-zero (y and 1-y are 0/1).
-    const double q = y != 0 ? p : 1.0 - p;  // 1-p is formed first, then clipped
-    const double c = q < eps ? eps : (q > 1.0 - eps ? 1.0 - eps : q);
-    sum_.add(-std::log(c));
+    sum_.add(Derived::term(p, y != 0 ? 1 : 0));
     ++n_;
   }
-  void merge(const LogLoss& o) {
+  void merge(const Derived& o) {
     sum_.merge(o.sum_);
     n_ += o.n_;
   }
   std::size_t count() const noexcept { return n_; }
-  /// The mean loss; empty if nothing was added.
+  /// The metric; empty if nothing was added.
   std::optional<double> value() const {
     if (n_ == 0) return std::nullopt;
-    return sum_.value() / static_cast<double>(n_);
+    return Derived::finish(sum_.value() / static_cast<double>(n_));
   }
+  static double finish(double mean) { return mean; }
 
  private:
-  detail::CompensatedSum sum_;
+  CompensatedSum sum_;
   std::size_t n_ = 0;
+};
+}  // namespace detail
+
+/// Log loss (binary cross-entropy) with scikit-learn >= 1.5 clipping:
+/// -(1/n) sum [y ln(clip(p)) + (1-y) ln(clip(1-p))], clip to [eps, 1-eps].
+struct LogLoss : detail::MeanOfTerms<LogLoss> {
+  static constexpr std::string_view name = "LogLoss";
+  /// The clipping bound, float64 machine epsilon 2^-52.
+  static constexpr double eps = std::numeric_limits<double>::epsilon();
+
+  /// Only the term of the observed class is non-zero (y and 1-y are 0/1);
+  /// 1-p is formed first, then clipped.
+  static double term(double p, int y) {
+    const double q = y ? p : 1.0 - p;
+    const double c = q < eps ? eps : (q > 1.0 - eps ? 1.0 - eps : q);
+    return -std::log(c);
+  }
 };
 
 /// Area under the ROC curve: the Mann-Whitney U statistic over n0 n1, tied
@@ -227,56 +244,19 @@ struct Auc {
 };
 
 /// Root mean squared error of p against y: sqrt((1/n) sum (p - y)^2).
-struct Rmse {
+struct Rmse : detail::MeanOfTerms<Rmse> {
   static constexpr std::string_view name = "RMSE";
-
-  void add(const Prediction& r) { add(r.p, r.y); }
-  /// Adds one (probability, label) pair.
-  void add(double p, int y) {
-    const double e = p - (y != 0 ? 1.0 : 0.0);
-    sum_.add(e * e);
-    ++n_;
+  static double term(double p, int y) {
+    const double e = p - static_cast<double>(y);
+    return e * e;
   }
-  void merge(const Rmse& o) {
-    sum_.merge(o.sum_);
-    n_ += o.n_;
-  }
-  std::size_t count() const noexcept { return n_; }
-  /// The RMSE; empty if nothing was added.
-  std::optional<double> value() const {
-    if (n_ == 0) return std::nullopt;
-    return std::sqrt(sum_.value() / static_cast<double>(n_));
-  }
-
- private:
-  detail::CompensatedSum sum_;
-  std::size_t n_ = 0;
+  static double finish(double mean) { return std::sqrt(mean); }
 };
 
 /// Mean bias error: (1/n) sum (p - y); positive = over-confident in recall.
-struct Mbe {
+struct Mbe : detail::MeanOfTerms<Mbe> {
   static constexpr std::string_view name = "MBE";
-
-  void add(const Prediction& r) { add(r.p, r.y); }
-  /// Adds one (probability, label) pair.
-  void add(double p, int y) {
-    sum_.add(p - (y != 0 ? 1.0 : 0.0));
-    ++n_;
-  }
-  void merge(const Mbe& o) {
-    sum_.merge(o.sum_);
-    n_ += o.n_;
-  }
-  std::size_t count() const noexcept { return n_; }
-  /// The MBE; empty if nothing was added.
-  std::optional<double> value() const {
-    if (n_ == 0) return std::nullopt;
-    return sum_.value() / static_cast<double>(n_);
-  }
-
- private:
-  detail::CompensatedSum sum_;
-  std::size_t n_ = 0;
+  static double term(double p, int y) { return p - static_cast<double>(y); }
 };
 
 /// RMSE(bins): rows grouped by bin_key(elapsed_days, i, lapses); the
@@ -355,9 +335,7 @@ struct MetricSet {
     std::apply([&](auto&... m) { (m.add(r), ...); }, metrics);
   }
   /// Merges another set's partial results (needs every metric to have merge()).
-  void merge(const MetricSet& o)
-    requires(detail::Mergeable<Ms> && ...)
-  {
+  void merge(const MetricSet& o) requires(detail::Mergeable<Ms>&&...) {
     merge_impl(o, std::index_sequence_for<Ms...>{});
   }
   /// (name, value) of every metric, in order.

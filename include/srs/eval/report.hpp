@@ -22,9 +22,9 @@
 #include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
-#include <srs/detail/json.hpp>    // srs::detail::json::Value, dump
-#include <srs/detail/number.hpp>  // srs::detail::round_decimal
-#include <srs/eval/evaluator.hpp> // eval::UserResult
+#include <srs/detail/json.hpp>     // srs::detail::json::Value, dump
+#include <srs/detail/number.hpp>   // srs::detail::round_decimal
+#include <srs/eval/evaluator.hpp>  // eval::UserResult
 
 namespace srs::eval {
 
@@ -197,8 +197,8 @@ inline std::string format_table(std::vector<ModelSummary> rows) {
   for (const auto& r : rows) {
     std::snprintf(buf, sizeof buf, "%-*s %6zu %9zu | %s %10s %s | %s %10s %s\n", static_cast<int>(width),
                   r.name.c_str(), r.users, r.reviews, cell(r, "LogLoss", false).c_str(),
-                  cell(r, "RMSE(bins)", false).c_str(), cell(r, "AUC", false).c_str(),
-                  cell(r, "LogLoss", true).c_str(), cell(r, "RMSE(bins)", true).c_str(), cell(r, "AUC", true).c_str());
+                  cell(r, "RMSE(bins)", false).c_str(), cell(r, "AUC", false).c_str(), cell(r, "LogLoss", true).c_str(),
+                  cell(r, "RMSE(bins)", true).c_str(), cell(r, "AUC", true).c_str());
     out += buf;
   }
   return out;

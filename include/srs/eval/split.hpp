@@ -62,8 +62,8 @@ struct TimeSeriesSplit {
   FoldBounds bounds(std::size_t n, std::size_t k) const {
     const std::size_t q = test_size(n);
     if (k >= n_splits) {
-      throw UsageError("TimeSeriesSplit: fold index " + std::to_string(k) + " out of range (n_splits=" +
-                       std::to_string(n_splits) + ")");
+      throw UsageError("TimeSeriesSplit: fold index " + std::to_string(k) +
+                       " out of range (n_splits=" + std::to_string(n_splits) + ")");
     }
     const std::size_t begin = n - (n_splits - k) * q;
     return {begin, begin + q};

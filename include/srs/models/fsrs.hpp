@@ -40,12 +40,12 @@
 
 #include <boost/math/tools/minima.hpp>  // boost::math::tools::brent_find_minima
 
-#include <srs/concepts.hpp>      // srs::DualTrainable
-#include <srs/core/dual.hpp>     // core::min, core::max, core::clamp
-#include <srs/core/error.hpp>    // srs::InadequateData
-#include <srs/data/dataset.hpp>  // data::Dataset, data::Step
-#include <srs/detail/number.hpp> // srs::detail::round_decimal
-#include <srs/optim/settings.hpp> // optim::TrainingSettings
+#include <srs/concepts.hpp>        // srs::DualTrainable
+#include <srs/core/dual.hpp>       // core::min, core::max, core::clamp
+#include <srs/core/error.hpp>      // srs::InadequateData
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/detail/number.hpp>   // srs::detail::round_decimal
+#include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 
@@ -76,9 +76,9 @@ struct S0Group {
 /// @param smoothing   Laplace smoothing of recall and the |s - s0|/16 term (off in secs mode)
 /// @returns w0..w3; throws InadequateData when no rating has data
 template <class Curve>
-std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group>, 4>& groups,
-                                            double average_recall, const std::array<double, 4>& s0_default,
-                                            double s_min, double s_max, bool smoothing, Curve curve) {
+std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group>, 4>& groups, double average_recall,
+                                            const std::array<double, 4>& s0_default, double s_min, double s_max,
+                                            bool smoothing, Curve curve) {
   // Plain doubles with a `known` mask (no std::optional: g++ 12.2 -O1+ miscompiles
   // optional-to-optional copy assignment in loops of this shape).
   std::array<double, 4> st{};
@@ -105,8 +105,8 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
     // Brent on the whole bounded interval, to the precision a minimum location
     // allows in double (about sqrt(eps) relative).
     std::uintmax_t max_iter = 1000;
-    const auto best = boost::math::tools::brent_find_minima(loss, s_min, s_max,
-                                                            std::numeric_limits<double>::digits / 2, max_iter);
+    const auto best =
+        boost::math::tools::brent_find_minima(loss, s_min, s_max, std::numeric_limits<double>::digits / 2, max_iter);
     st[r] = best.first;
     known[r] = true;
     count[r] = total;
@@ -183,8 +183,8 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
 
 /// Collect the S0-fit observations of a training partition: the rows with
 /// i == 2 grouped by (first rating, delta_t), and the mean recall of all rows.
-inline std::pair<std::array<std::vector<S0Group>, 4>, double> collect_s0_groups(
-    const data::Dataset& d, std::span<const std::size_t> rows) {
+inline std::pair<std::array<std::vector<S0Group>, 4>, double> collect_s0_groups(const data::Dataset& d,
+                                                                                std::span<const std::size_t> rows) {
   std::array<std::map<double, std::pair<double, double>>, 4> acc;  // delta_t -> (count, sum y)
   double sum_y = 0;
   for (std::size_t idx : rows) {
@@ -218,26 +218,36 @@ struct Fsrs6 {
                                                    0.001,  1.8722, 0.1666, 0.796,  1.4835, 0.0614, 0.2629,
                                                    1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542};
   /// Standard deviations of the L2 penalty toward the initial vector.
-  static constexpr std::array<double, 21> stddev{6.43, 9.66, 17.58, 27.85, 0.57, 0.28, 0.6,
-                                                 0.12, 0.39, 0.18,  0.33,  0.3,  0.09, 0.16,
-                                                 0.57, 0.25, 1.03,  0.31,  0.32, 0.14, 0.27};
+  static constexpr std::array<double, 21> stddev{6.43, 9.66, 17.58, 27.85, 0.57, 0.28, 0.6,  0.12, 0.39, 0.18, 0.33,
+                                                 0.3,  0.09, 0.16,  0.57,  0.25, 1.03, 0.31, 0.32, 0.14, 0.27};
 
-  double s_min = 0.001;         ///< stability floor (and lower clamp of w0..w3)
-  double s_max = 36500;         ///< stability ceiling
-  double init_s_max = 100;      ///< upper clamp of w0..w3
-  int same_day_floor_rating = 2;///< G0: same-day SInc >= 1 for ratings >= G0 (2 now, 3 in the FSRS-6 release)
-  double gamma = 1;             ///< weight of the L2 penalty
+  double s_min = 0.001;           ///< stability floor (and lower clamp of w0..w3)
+  double s_max = 36500;           ///< stability ceiling
+  double init_s_max = 100;        ///< upper clamp of w0..w3
+  int same_day_floor_rating = 2;  ///< G0: same-day SInc >= 1 for ratings >= G0 (2 now, 3 in the FSRS-6 release)
+  double gamma = 1;               ///< weight of the L2 penalty
 
   std::array<double, 21> default_params() const { return defaults; }
 
   /// Parameter boxes (models.md §3.8), applied after every optimizer step.
   void clamp(std::span<double, 21> w) const {
-    static constexpr std::array<std::pair<double, double>, 17> box{{{1, 10},      {0.001, 4},   {0.001, 4},
-                                                                    {0.001, 0.75}, {0, 4.5},    {0, 0.8},
-                                                                    {0.001, 3.5}, {0.001, 5},   {0.001, 0.25},
-                                                                    {0.001, 0.9}, {0, 4},       {0, 1},
-                                                                    {1, 6},       {0, 2},       {0, 2},
-                                                                    {0, 0.8},     {0.1, 0.8}}};
+    static constexpr std::array<std::pair<double, double>, 17> box{{{1, 10},
+                                                                    {0.001, 4},
+                                                                    {0.001, 4},
+                                                                    {0.001, 0.75},
+                                                                    {0, 4.5},
+                                                                    {0, 0.8},
+                                                                    {0.001, 3.5},
+                                                                    {0.001, 5},
+                                                                    {0.001, 0.25},
+                                                                    {0.001, 0.9},
+                                                                    {0, 4},
+                                                                    {0, 1},
+                                                                    {1, 6},
+                                                                    {0, 2},
+                                                                    {0, 2},
+                                                                    {0, 0.8},
+                                                                    {0.1, 0.8}}};
     for (std::size_t k = 0; k < 4; ++k) w[k] = std::clamp(w[k], s_min, init_s_max);
     for (std::size_t k = 4; k < 21; ++k) w[k] = std::clamp(w[k], box[k - 4].first, box[k - 4].second);
   }
@@ -289,8 +299,7 @@ struct Fsrs6 {
         if (g == 4) factor = factor * w[16];
         s_new = st.s * (V(1) + factor);
       } else {
-        const T forget =
-            w[11] * pow(st.d, -w[12]) * (pow(st.s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
+        const T forget = w[11] * pow(st.d, -w[12]) * (pow(st.s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
         s_new = min(forget, st.s / exp(w[17] * w[18]));
       }
     }

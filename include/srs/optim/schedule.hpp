@@ -31,8 +31,8 @@ class CosineAnnealing {
     if ((t_ - 1 - t_max_) % (2 * t_max_) == 0) {
       lr_ = lr_ + (base_ - eta_min_) * (1 - std::cos(pi / tm)) / 2;
     } else {
-      lr_ = (1 + std::cos(pi * static_cast<double>(t_) / tm)) /
-                (1 + std::cos(pi * static_cast<double>(t_ - 1) / tm)) * (lr_ - eta_min_) +
+      lr_ = (1 + std::cos(pi * static_cast<double>(t_) / tm)) / (1 + std::cos(pi * static_cast<double>(t_ - 1) / tm)) *
+                (lr_ - eta_min_) +
             eta_min_;
     }
   }

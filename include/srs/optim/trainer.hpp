@@ -70,7 +70,9 @@ namespace detail {
 /// Optional model hooks (see srs/concepts.hpp).
 template <class M>
 concept HasInitialize = requires(const M& m, std::span<double, M::num_params> w, const data::Dataset& d,
-                                 std::span<const std::size_t> rows) { m.initialize(w, d, rows); };
+                                 std::span<const std::size_t> rows) {
+  m.initialize(w, d, rows);
+};
 template <class M>
 concept HasPenalty = requires(const M& m, std::span<const double, M::num_params> w,
                               std::span<const core::Dual<double, M::num_params>, M::num_params> wd) {
@@ -88,7 +90,9 @@ concept HasTrainingFilter = requires(const M& m, const data::Item& it) {
 
 template <class M>
 TrainingSettings training_settings(const M& model) {
-  if constexpr (requires { { model.training() } -> std::convertible_to<TrainingSettings>; }) {
+  if constexpr (requires {
+                  { model.training() } -> std::convertible_to<TrainingSettings>;
+                }) {
     return model.training();
   } else {
     return {};
@@ -142,9 +146,8 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     train_rows.push_back({rows[k], weights.empty() ? 1.0 : weights[k]});
   }
   if (train_rows.empty()) throw InadequateData("Training data is inadequate.");
-  std::stable_sort(train_rows.begin(), train_rows.end(), [&](const Row& a, const Row& b) {
-    return ds.items[a.item].hist_len < ds.items[b.item].hist_len;
-  });
+  std::stable_sort(train_rows.begin(), train_rows.end(),
+                   [&](const Row& a, const Row& b) { return ds.items[a.item].hist_len < ds.items[b.item].hist_len; });
   const std::size_t n_rows = train_rows.size();
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const std::size_t n_batches = (n_rows + batch - 1) / batch;
