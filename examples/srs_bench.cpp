@@ -41,7 +41,8 @@ Input:
   --demo-users N      number of simulated users for --demo (default 8)
 
 Models (repeatable; names as in the benchmark's tables):
-  --model NAME        FSRS-6, AVG (default with --demo: FSRS-6 and AVG)
+  --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
+                      AVG (default with --demo: FSRS-6 and AVG)
 
 Protocol flags (as in the reference benchmark; they also name the result file):
   --short             include same-day reviews in the histories (suffix -short)
@@ -177,20 +178,44 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
 }
 
+/// The models srs-bench knows, by their benchmark names.
+struct ModelEntry {
+  std::string_view name;
+  Runner (*make)(const std::string& result_name, const Options& o);
+  bool trainable;  ///< --default/--S0 apply
+};
+
+template <class M>
+Runner make_model(const std::string& result_name, const Options& o) {
+  return make_runner(result_name, M{}, o);
+}
+
+constexpr ModelEntry model_table[] = {
+    {"FSRSv1", &make_model<models::Fsrs1>, true},   {"FSRSv2", &make_model<models::Fsrs2>, true},
+    {"FSRSv3", &make_model<models::Fsrs3>, true},   {"FSRSv4", &make_model<models::Fsrs4>, true},
+    {"FSRS-4.5", &make_model<models::Fsrs4_5>, true}, {"FSRS-5", &make_model<models::Fsrs5>, true},
+    {"FSRS-6", &make_model<models::Fsrs6>, true},   {"AVG", &make_model<models::Avg>, false},
+};
+
+std::string model_names() {
+  std::string s;
+  for (const ModelEntry& e : model_table) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
+}
+
 std::vector<Runner> make_runners(const Options& o) {
   std::vector<Runner> out;
   for (const std::string& m : o.models) {
     const std::string name = eval::result_name(m, o.flags);
     for (const Runner& r : out)
       if (r.name == name) usage_error("model '" + m + "' is given twice");
-    if (m == "FSRS-6") {
-      out.push_back(make_runner(name, models::Fsrs6{}, o));
-    } else if (m == "AVG") {
-      if (o.flags.defaults || o.flags.s0) usage_error("--default/--S0 apply to FSRS models, not AVG");
-      out.push_back(make_runner(name, models::Avg{}, o));
-    } else {
-      usage_error("unknown model '" + m + "'; available: FSRS-6, AVG");
-    }
+    const ModelEntry* entry = nullptr;
+    for (const ModelEntry& e : model_table)
+      if (e.name == m) entry = &e;
+    if (!entry) usage_error("unknown model '" + m + "'; available: " + model_names());
+    if (!entry->trainable && (o.flags.defaults || o.flags.s0))
+      usage_error("--default/--S0 apply to trained models, not " + m);
+    out.push_back(entry->make(name, o));
   }
   return out;
 }

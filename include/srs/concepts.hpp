@@ -39,8 +39,9 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include <srs/core/dual.hpp>     // core::Dual, core::is_dual_v
-#include <srs/data/dataset.hpp>  // data::Dataset, data::Item, data::Step
+#include <srs/core/dual.hpp>       // core::Dual, core::is_dual_v
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
+#include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs {
 
@@ -72,6 +73,17 @@ concept MemoryModel = requires {
 /// A memory model whose gradient comes from forward-mode dual numbers (small N).
 template <class M>
 concept DualTrainable = MemoryModel<M> && MemoryModelOver<M, core::Dual<double, M::num_params>>;
+
+/// A memory model that brings its own training procedure (FSRS-rs's rules,
+/// neural models with hand-written gradients): the evaluator calls
+/// `m.train(dataset, rows, weights, mode)` instead of the shared trainer.
+/// `mode` is optim::TrainMode (declared in srs/optim/settings.hpp).
+template <class M>
+concept SelfTrained =
+    MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
+                               std::span<const double> weights, optim::TrainMode mode) {
+      { m.train(d, rows, weights, mode) } -> std::same_as<std::array<double, M::num_params>>;
+    };
 
 /// A model outside the shared training loop: it fits itself on the training
 /// rows of a fold and predicts each test row (AVG).

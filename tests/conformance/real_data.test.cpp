@@ -4,8 +4,8 @@
 //
 // 1. srs-bench is run as users run it, and every per-user metric is compared
 //    with reference/results.json: untrained models (FSRS-6 default param., AVG)
-//    within 2e-6 on every metric; trained ones (FSRS-6, S0, recency, binary)
-//    within the README's end-to-end tolerances.
+//    within 2e-6 on every metric; trained ones (FSRS-6, S0, recency, binary,
+//    FSRS-5, FSRS-4.5, FSRSv4, v3, v2, v1) within the README's end-to-end tolerances.
 // 2. Through the library, every pooled prediction of the untrained models is
 //    compared with reference/raw (within 1e-6), and FSRS-6 and its variants,
 //    given the reference's last-fold parameters, reproduce the reference's
@@ -88,7 +88,8 @@ void check_exact(const std::string& args, const std::string& result_name, const 
 
 /// Trained models: |ΔLogLoss| ≤ 0.003 and |ΔRMSE(bins)| ≤ 0.006 for size ≥ 1000
 /// (0.01 / 0.02 below), and the mean |ΔLogLoss| over the datasets ≤ 0.003.
-void check_trained(const std::string& args, const std::string& result_name, const std::string& ref_name) {
+void check_trained(const std::string& args, const std::string& result_name, const std::string& ref_name,
+                   std::size_t n_params = 21) {
   const auto ours = run_bench(args, result_name);
   const auto& ref = reference().at(ref_name);
   double sum = 0;
@@ -104,7 +105,7 @@ void check_trained(const std::string& args, const std::string& result_name, cons
     const double drb = std::fabs(o.at("metrics").at("RMSE(bins)").as_double() - r.at("RMSE(bins)").as_double());
     CHECK(dll <= (size >= 1000 ? 0.003 : 0.01));
     CHECK(drb <= (size >= 1000 ? 0.006 : 0.02));
-    CHECK(o.at("parameters").at("0").size() == 21);
+    CHECK(o.at("parameters").at("0").size() == n_params);
     sum += dll;
     ++n;
   }
@@ -230,6 +231,18 @@ TEST_CASE("conformance: srs-bench FSRS-6 --short --recency within the trained-mo
 
 TEST_CASE("conformance: srs-bench FSRS-6 --short --two_buttons within the trained-model tolerances") {
   check_trained("--model FSRS-6 --short --two_buttons", "FSRS-6-binary-short", "FSRS-6 binary");
+}
+
+TEST_CASE("conformance: srs-bench FSRS-5 --short within the trained-model tolerances") {
+  check_trained("--model FSRS-5 --short", "FSRS-5-short", "FSRS-5", 19);
+}
+
+TEST_CASE("conformance: srs-bench FSRS-4.5, FSRSv4, FSRSv3, FSRSv2, FSRSv1 within the trained-model tolerances") {
+  check_trained("--model FSRS-4.5", "FSRS-4.5", "FSRS-4.5", 17);
+  check_trained("--model FSRSv4", "FSRSv4", "FSRSv4", 17);
+  check_trained("--model FSRSv3", "FSRSv3", "FSRSv3", 13);
+  check_trained("--model FSRSv2", "FSRSv2", "FSRSv2", 14);
+  check_trained("--model FSRSv1", "FSRSv1", "FSRSv1", 7);
 }
 
 TEST_CASE("conformance: every FSRS-6 default-parameter prediction matches reference/raw") {

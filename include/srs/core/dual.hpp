@@ -376,6 +376,11 @@ template <class T, std::size_t N>
 Dual<T, N> max(T s, const Dual<T, N>& x) {
   return max(x, s);
 }
+// relu(a + u ε) = max(a, 0) + [a > 0] u ε    (gradient 0 at a = 0, as PyTorch)
+template <class T, std::size_t N>
+Dual<T, N> relu(const Dual<T, N>& x) {
+  return x.val > T(0) ? x : Dual<T, N>(T(0));
+}
 // clamp(a + u ε, lo, hi) = clamp(a, lo, hi) + [lo <= a <= hi] u ε
 template <class T, std::size_t N>
 Dual<T, N> clamp(const Dual<T, N>& x, T lo, T hi) {
@@ -409,8 +414,14 @@ Dual<T, N> softplus(const Dual<T, N>& x) {
   return detail::chain(x, softplus(x.val), sigmoid(x.val));
 }
 
-/// Scalar overloads of min/max/clamp that mirror the Dual ones, so generic model
-/// code can call them unqualified for T = double as well.
+/// Scalar overloads of min/max/clamp/relu that mirror the Dual ones, so generic
+/// model code can call them unqualified for T = double as well.
+template <class T>
+constexpr T relu(T x)
+  requires std::is_floating_point_v<T>
+{
+  return x > T(0) ? x : T(0);
+}
 template <class T>
 constexpr T min(T a, T b) requires std::is_floating_point_v<T> {
   return b < a ? b : a;

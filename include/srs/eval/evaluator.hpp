@@ -159,7 +159,10 @@ class Evaluator {
       const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
       Params w = defaults;
       try {
-        if constexpr (DualTrainable<M>) {
+        if constexpr (SelfTrained<M>) {
+          w = model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                           options_.train.mode);
+        } else if constexpr (DualTrainable<M>) {
           w = optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                            options_.train);
         }

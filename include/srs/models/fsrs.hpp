@@ -1,36 +1,42 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/fsrs.hpp
-/// The FSRS family of memory models (Free Spaced Repetition Scheduler).
+/// The FSRS family of memory models (Free Spaced Repetition Scheduler):
+/// FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5 and FSRS-6 (models.md §3),
+/// each a small policy over shared pieces: the forgetting curves, the v4-lineage
+/// stability and difficulty updates, the initial-stability (S0) fit, the L2
+/// penalty and the parameter boxes.
 ///
-/// FSRS-6 (models.md §3.8), 21 parameters w0..w20, state (S, D):
+/// Notation: rating g (1 Again .. 4 Easy), interval t (days), stability S,
+/// difficulty D, recall probability R, parameters w0, w1, ...
 ///
-///   forgetting curve   R(t, S) = (1 + F t / S)^(-d),  d = w20,  F = 0.9^(-1/d) - 1   (R(S, S) = 0.9)
-///   first review g     S = w[g-1],  D = clamp(D0(g), 1, 10),  D0(g) = w4 - exp(w5 (g-1)) + 1
-///   same day (t < 1)   SInc = exp(w17 (g - 3 + w18)) S^(-w19);  SInc = max(SInc, 1) if g >= G0;  S' = S SInc
-///   success (g > 1)    S' = S (1 + exp(w8) (11 - D) S^(-w9) (exp(w10 (1 - R)) - 1) h e),
-///                      h = w15 if g = 2 else 1,  e = w16 if g = 4 else 1
-///   failure (g = 1)    S' = min(w11 D^(-w12) ((S + 1)^w13 - 1) exp(w14 (1 - R)),  S / exp(w17 w18))
-///   difficulty         D' = D - w6 (g - 3) (10 - D) / 9;  D'' = clamp(w7 D0(4) + (1 - w7) D', 1, 10)
-///   every step         S' = clamp(S', s_min, 36500)
+///   curves      v1-v3: R = 0.9^(t/S)        v4: R = (1 + t/(9S))^-1
+///               4.5, 5: R = (1 + F t/S)^-0.5, F = 19/81
+///               6: R = (1 + F t/S)^(-w20), F = 0.9^(-1/w20) - 1          (R(S, S) = 0.9 from v4 on)
+///   v4 lineage  first review S = w[g-1]; success S' = S (1 + e^w8 (11 - D) S^-w9 (e^(w10 (1-R)) - 1) h e),
+///               h = w15 if g = 2, e = w16 if g = 4; failure S' = w11 D^-w12 ((S+1)^w13 - 1) e^(w14 (1-R)),
+///               capped by S (4.5) or S / e^(w17 w18) (5, 6)
+///   v5, v6      D0(g) = w4 - e^(w5 (g-1)) + 1; D' = D - w6 (g-3)(10 - D)/9; D'' = w7 D0(4) + (1-w7) D';
+///               same day (t < 1): S' = S e^(w17 (g - 3 + w18)) (v6: · S^-w19, floored at 1 for g >= G0)
+///   every step  S clamped to [s_min, 36500], D (v2 on) to [1, 10]
 ///
-/// Version followed: srs-benchmark `models/fsrs_v6.py` at 139fa5139cc8, which
-/// produced the reference numbers in ../shared/data/real: the same-day floor
-/// applies for g >= G0 = 2 (as fsrs-rs and fsrs-optimizer do today; the FSRS-6
-/// release used G0 = 3, selectable with `same_day_floor_rating`), w19 is clamped
-/// to [0, 0.8], and the stability floor is s_min = 0.001.
+/// Versions followed: FSRS-6 as srs-benchmark `models/fsrs_v6.py` at 139fa5139cc8
+/// (same-day floor for g >= G0 = 2, w19 in [0, 0.8], s_min = 0.001) and v1-v5 as
+/// `other.py` at 399354168d29 (s_min = 0.01, FSRS-4.5 with its own defaults and
+/// 6-decimal weights): the code that produced the reference numbers in
+/// ../shared/data/real.
 ///
-/// The initial-stability fit (models.md §3.5, pipeline.md §7.3) runs before
-/// gradient training: for each first rating it fits S0 to the first
-/// long-term reviews with Boost.Math's Brent minimizer (the reference uses
-/// SciPy's L-BFGS-B, see README "Deliberate differences"), repairs
-/// monotonicity and fills missing ratings.
+/// Training regimes (through srs::optim::train): v1-v3 all rows, no penalty;
+/// v4 and 4.5 the S0 fit, then w0..w3 frozen and gradient steps on rows with
+/// i > 2 only; 5 and 6 the S0 fit, then all parameters with the L2 penalty
+/// toward the post-S0 vector. The S0 fit uses Boost.Math's Brent minimizer
+/// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
 #pragma once
 
-#include <algorithm>    // std::min, std::max, std::sort
+#include <algorithm>    // std::min, std::max, std::clamp
 #include <array>        // std::array
 #include <cmath>        // std::pow, std::log, std::abs, std::exp
 #include <cstddef>      // std::size_t
-#include <cstdint>      // std::int32_t
+#include <cstdint>      // std::int32_t, std::uintmax_t
 #include <limits>       // std::numeric_limits
 #include <map>          // std::map
 #include <span>         // std::span
@@ -40,20 +46,28 @@
 
 #include <boost/math/tools/minima.hpp>  // boost::math::tools::brent_find_minima
 
-#include <srs/concepts.hpp>        // srs::DualTrainable
-#include <srs/core/dual.hpp>       // core::min, core::max, core::clamp
+#include <srs/concepts.hpp>        // srs::DualTrainable, srs::MemoryModelOver
+#include <srs/core/dual.hpp>       // core::min, core::clamp, core::relu, core::value_t
 #include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 
-/// Memory state of an FSRS model: stability S (days) and difficulty D (1..10).
+/// Memory state of FSRS v2 and later: stability S (days) and difficulty D (1..10).
 template <class T>
 struct FsrsState {
   T s{};
   T d{};
+};
+
+/// Memory state of FSRS v1: stability, (unclamped) difficulty, and lapse count.
+template <class T>
+struct FsrsV1State {
+  T s{};
+  T d{};
+  T lapses{};
 };
 
 namespace detail {
@@ -204,12 +218,533 @@ inline std::pair<std::array<std::vector<S0Group>, 4>, double> collect_s0_groups(
   return {std::move(groups), average};
 }
 
+/// A parameter's box [lo, hi]; the bounds of w0..w3 of FSRS-5/6 follow the
+/// model's s_min and init_s_max, written as the tags below.
+struct Box {
+  double lo;
+  double hi;
+};
+inline constexpr double s_min_tag = -std::numeric_limits<double>::max();
+inline constexpr double init_s_max_tag = std::numeric_limits<double>::max();
+inline constexpr double unbounded = std::numeric_limits<double>::infinity();
+
+/// Clamp every parameter to its box (tags replaced by the model's bounds).
+template <std::size_t N>
+void clamp_to_boxes(std::span<double, N> w, const std::array<Box, N>& boxes, double s_min, double init_s_max) {
+  for (std::size_t k = 0; k < N; ++k) {
+    const double lo = boxes[k].lo == s_min_tag ? s_min : boxes[k].lo;
+    const double hi = boxes[k].hi == init_s_max_tag ? init_s_max : boxes[k].hi;
+    w[k] = std::clamp(w[k], lo, hi);
+  }
+}
+
+/// R = 0.9^(t/S) (FSRS v1-v3).
+template <class T>
+T exponential_curve(double t, const T& s) {
+  using std::pow;
+  using V = core::value_t<T>;
+  return pow(V(0.9), V(t) / s);
+}
+
+/// R = (1 + F t/S)^-0.5 with F = 0.9^-2 - 1 = 19/81 (FSRS-4.5 and FSRS-5).
+template <class T>
+T power_curve_half(double t, const T& s) {
+  using std::pow;
+  using V = core::value_t<T>;
+  constexpr double factor = 0.2345679012345678;  // 0.9 ** (1 / -0.5) - 1 in double, as the reference
+  return pow(V(1) + V(factor) * V(t) / s, V(-0.5));
+}
+
+/// Success update of the v4 lineage: S (1 + e^w8 (11 - D) S^-w9 (e^(w10 (1-R)) - 1) h e).
+template <class T, std::size_t N>
+T stability_after_success(std::span<const T, N> w, const T& s, const T& d, const T& r, int g) {
+  using std::exp;
+  using std::pow;
+  using V = core::value_t<T>;
+  T factor = exp(w[8]) * (V(11) - d) * pow(s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
+  if (g == 2) factor = factor * w[15];
+  if (g == 4) factor = factor * w[16];
+  return s * (V(1) + factor);
+}
+
+/// Failure update of the v4 lineage (uncapped): w11 D^-w12 ((S+1)^w13 - 1) e^(w14 (1-R)).
+template <class T, std::size_t N>
+T stability_after_failure(std::span<const T, N> w, const T& s, const T& d, const T& r) {
+  using std::exp;
+  using std::pow;
+  using V = core::value_t<T>;
+  return w[11] * pow(d, -w[12]) * (pow(s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
+}
+
+/// D0(g) = w4 - e^(w5 (g-1)) + 1 (FSRS-5/6, unclamped).
+template <class T, std::size_t N>
+T init_difficulty_v5(std::span<const T, N> w, int g) {
+  using std::exp;
+  using V = core::value_t<T>;
+  return w[4] - exp(w[5] * V(g - 1)) + V(1);
+}
+
+/// FSRS-5/6 difficulty: linear damping, then mean reversion to D0(4), clamped.
+template <class T, std::size_t N>
+T next_difficulty_v5(std::span<const T, N> w, const T& d, int g) {
+  using core::clamp;
+  using V = core::value_t<T>;
+  const T delta = -w[6] * V(g - 3);
+  const T damped = d + delta * (V(10) - d) / V(9);
+  return clamp(w[7] * init_difficulty_v5(w, 4) + (V(1) - w[7]) * damped, V(1), V(10));
+}
+
+/// γ Σ ((w - w0)/σ)²: the per-row L2 penalty toward the post-S0 vector w0.
+template <class T, std::size_t N>
+T l2_penalty(std::span<const T, N> w, std::span<const double, N> w0, const std::array<double, N>& stddev,
+             double gamma) {
+  using V = core::value_t<T>;
+  T sum(V(0));
+  for (std::size_t k = 0; k < N; ++k) {
+    const T z = (w[k] - V(w0[k])) / V(stddev[k]);
+    sum += z * z;
+  }
+  return sum * V(gamma);
+}
+
 }  // namespace detail
 
-/// FSRS-6, the default model of Anki and of the benchmark (models.md §3.8).
-struct Fsrs6 {
-  static constexpr std::size_t num_params = 21;
+/// What every FSRS version shares as a policy: defaults and boxes, bounds on
+/// stability, the training settings, weight rounding, and — for versions that
+/// have one (Derived::has_s0_fit) — the initial-stability fit.
+template <class Derived, std::size_t N>
+struct FsrsBase {
+  static constexpr std::size_t num_params = N;
+
+  double s_min = Derived::default_s_min;  ///< stability floor (and lower clamp of w0..w3 where boxed)
+  double s_max = 36500;     ///< stability ceiling
+  double init_s_max = 100;  ///< upper bound of the S0 fit (and of w0..w3 where boxed)
+
+  std::array<double, N> default_params() const { return Derived::defaults; }
+
+  /// Parameter boxes (models.md §3), applied after every optimizer step.
+  void clamp(std::span<double, N> w) const { detail::clamp_to_boxes(w, Derived::boxes, s_min, init_s_max); }
+
+  optim::TrainingSettings training() const { return {.lr = 0.04, .n_epoch = 5, .batch_size = 512}; }
+
+  /// The reference reports (and predicts with) weights rounded to Derived::decimals.
+  void round_params(std::span<double, N> w) const {
+    for (auto& x : w) x = srs::detail::round_decimal(x, Derived::decimals);
+  }
+};
+
+/// The initial-stability fit of the v4 lineage (models.md §3.5), as a hook:
+/// sets w0..w3 from the training rows with i == 2, fitting each first
+/// rating's S0 under the model's own curve at its default decay.
+template <class Derived, std::size_t N>
+struct WithS0Fit : FsrsBase<Derived, N> {
+  void initialize(std::span<double, N> w, const data::Dataset& d, std::span<const std::size_t> rows) const {
+    const auto [groups, average] = detail::collect_s0_groups(d, rows);
+    const auto& def = Derived::defaults;
+    const auto s0 =
+        detail::fit_initial_stability(groups, average, {def[0], def[1], def[2], def[3]}, this->s_min, this->init_s_max,
+                                      true, [](double t, double s) { return Derived::s0_curve(t, s); });
+    for (std::size_t k = 0; k < 4; ++k) w[k] = s0[k];
+  }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS v1 (7 parameters; exponential curve; state S, D, lapses)
+// ---------------------------------------------------------------------------
+
+/// FSRSv1 (models.md §3.1): S0 = w0·2^(g-1)/4; D0 = w1 - g + 3 (unclamped);
+/// D' = relu(D + R - 2^(g-1)/4 + 0.1); success S' = S (1 + e^w2 (D'+0.1)^w3 S^w4 (e^(w5 (1-R)) - 1));
+/// failure S' = w0 e^(w6 L) with L the lapses before this review.
+struct Fsrs1 : FsrsBase<Fsrs1, 7> {
+  static constexpr std::string_view name = "FSRSv1";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.01;
+  template <class T>
+  using State = FsrsV1State<T>;
+  static constexpr std::array<double, 7> defaults{2, 5, 3, -0.7, -0.2, 1, -0.3};
+  static constexpr std::array<detail::Box, 7> boxes{
+      {{0.1, 10}, {1, 10}, {0.01, 10}, {-1, -0.01}, {-1, -0.01}, {0.01, 10}, {-1, -0.01}}};
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    return detail::exponential_curve(t, s);
+  }
+
+  template <class T>
+  State<T> init(std::span<const T, 7> w, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const int g = first.rating;
+    const T s = w[0] * V(0.25) * V(std::pow(2.0, g - 1));
+    return {clamp(s, V(s_min), V(s_max)), w[1] - V(g) + V(3), T(V(g < 2 ? 2 - g : 0))};
+  }
+
+  template <class T>
+  State<T> next(std::span<const T, 7> w, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using core::relu;
+    using std::exp;
+    using std::pow;
+    using V = core::value_t<T>;
+    const int g = step.rating;
+    const T r = forgetting_curve(step.t, st.s);
+    const T d = relu(st.d + r - V(0.25 * std::pow(2.0, g - 1)) + V(0.1));
+    T s;
+    if (g > 1) {
+      s = st.s * (V(1) + exp(w[2]) * pow(d + V(0.1), w[3]) * pow(st.s, w[4]) * (exp((V(1) - r) * w[5]) - V(1)));
+    } else {
+      s = w[0] * exp(w[6] * st.lapses);
+    }
+    return {clamp(s, V(s_min), V(s_max)), d, st.lapses + V(g < 2 ? 2 - g : 0)};
+  }
+
+  template <class T>
+  T recall(std::span<const T, 7>, const State<T>& st, double delta_t) const {
+    return forgetting_curve(delta_t, st.s);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS v2 (14 parameters; exponential curve)
+// ---------------------------------------------------------------------------
+
+/// FSRSv2 (models.md §3.2): S0 = w0 (w1 (g-1) + 1); D0 = clamp(w2 (w3 (g-4) + 1), 1, 10);
+/// D' = D + w4 (g-3), reverted toward w2 (1 - w3) by w5, clamped; then with the new D:
+/// success S (1 + e^w6 D^w7 S^w8 (e^(w9 (1-R)) - 1)); failure w10 D^w11 S^w12 (e^(w13 (1-R)) - 1).
+struct Fsrs2 : FsrsBase<Fsrs2, 14> {
+  static constexpr std::string_view name = "FSRSv2";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.01;
+  template <class T>
+  using State = FsrsState<T>;
+  static constexpr std::array<double, 14> defaults{1, 1, 1, -1, -1, 0.2, 3, -0.8, -0.2, 1.3, 2.6, -0.2, 0.6, 1.5};
+  static constexpr std::array<detail::Box, 14> boxes{{{0.1, 10},
+                                                      {0.01, 10},
+                                                      {1, 10},
+                                                      {-10, -0.01},
+                                                      {-10, -0.01},
+                                                      {0, 1},
+                                                      {0, 5},
+                                                      {-2, -0.01},
+                                                      {-2, -0.01},
+                                                      {0.01, 2},
+                                                      {0, 5},
+                                                      {-2, -0.01},
+                                                      {0.01, 1},
+                                                      {0.01, 2}}};
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    return detail::exponential_curve(t, s);
+  }
+
+  template <class T>
+  State<T> init(std::span<const T, 14> w, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const int g = first.rating;
+    return {clamp(w[0] * (w[1] * V(g - 1) + V(1)), V(s_min), V(s_max)),
+            clamp(w[2] * (w[3] * V(g - 4) + V(1)), V(1), V(10))};
+  }
+
+  template <class T>
+  State<T> next(std::span<const T, 14> w, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using std::exp;
+    using std::pow;
+    using V = core::value_t<T>;
+    const int g = step.rating;
+    const T r = forgetting_curve(step.t, st.s);
+    const T target = w[2] * (-w[3] + V(1));
+    const T d = clamp(w[5] * target + (V(1) - w[5]) * (st.d + w[4] * V(g - 3)), V(1), V(10));
+    const T s = g > 1 ? st.s * (V(1) + exp(w[6]) * pow(d, w[7]) * pow(st.s, w[8]) * (exp((V(1) - r) * w[9]) - V(1)))
+                      : w[10] * pow(d, w[11]) * pow(st.s, w[12]) * (exp((V(1) - r) * w[13]) - V(1));
+    return {clamp(s, V(s_min), V(s_max)), d};
+  }
+
+  template <class T>
+  T recall(std::span<const T, 14>, const State<T>& st, double delta_t) const {
+    return forgetting_curve(delta_t, st.s);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS v3 (13 parameters; exponential curve)
+// ---------------------------------------------------------------------------
+
+/// FSRSv3 (models.md §3.3): S0 = w0 + w1 (g-1); D0 = clamp(w2 + w3 (g-3), 1, 10);
+/// D' = clamp(w5 w2 + (1-w5)(D + w4 (g-3)), 1, 10); then with the new D:
+/// success S (1 + e^w6 (11 - D) S^w7 (e^(w8 (1-R)) - 1)); failure w9 D^w10 S^w11 e^(w12 (1-R)).
+struct Fsrs3 : FsrsBase<Fsrs3, 13> {
+  static constexpr std::string_view name = "FSRSv3";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.01;
+  template <class T>
+  using State = FsrsState<T>;
+  static constexpr std::array<double, 13> defaults{0.9605,  1.7234, 4.8527, -1.1917, -1.2956, 0.0573, 1.7352,
+                                                   -0.1673, 1.065,  1.8907, -0.3832, 0.5867,  1.0721};
+  static constexpr std::array<detail::Box, 13> boxes{{{0.1, 10},
+                                                      {0.1, 5},
+                                                      {1, 10},
+                                                      {-5, -0.1},
+                                                      {-5, -0.1},
+                                                      {0.05, 0.5},
+                                                      {0, 2},
+                                                      {-0.8, -0.15},
+                                                      {0.01, 1.5},
+                                                      {0.5, 5},
+                                                      {-2, -0.01},
+                                                      {0.01, 0.9},
+                                                      {0.01, 2}}};
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    return detail::exponential_curve(t, s);
+  }
+
+  template <class T>
+  State<T> init(std::span<const T, 13> w, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const int g = first.rating;
+    return {clamp(w[0] + w[1] * V(g - 1), V(s_min), V(s_max)), clamp(w[2] + w[3] * V(g - 3), V(1), V(10))};
+  }
+
+  template <class T>
+  State<T> next(std::span<const T, 13> w, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using std::exp;
+    using std::pow;
+    using V = core::value_t<T>;
+    const int g = step.rating;
+    const T r = forgetting_curve(step.t, st.s);
+    const T d = clamp(w[5] * w[2] + (V(1) - w[5]) * (st.d + w[4] * V(g - 3)), V(1), V(10));
+    const T s = g > 1 ? st.s * (V(1) + exp(w[6]) * (V(11) - d) * pow(st.s, w[7]) * (exp((V(1) - r) * w[8]) - V(1)))
+                      : w[9] * pow(d, w[10]) * pow(st.s, w[11]) * exp((V(1) - r) * w[12]);
+    return {clamp(s, V(s_min), V(s_max)), d};
+  }
+
+  template <class T>
+  T recall(std::span<const T, 13>, const State<T>& st, double delta_t) const {
+    return forgetting_curve(delta_t, st.s);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS v4 and FSRS-4.5 (17 parameters; power curves)
+// ---------------------------------------------------------------------------
+
+namespace detail {
+/// The shared body of FSRSv4 and FSRS-4.5: S0 = w[g-1]; D0 = clamp(w4 - w5 (g-3), 1, 10);
+/// success/failure of the v4 lineage on the old D (4.5 caps failure by S);
+/// D' = clamp(w7 w4 + (1 - w7)(D - w6 (g-3)), 1, 10). Training: S0 fit, w0..w3
+/// frozen, gradient steps on rows with i > 2 (the loss for the best-epoch choice
+/// is evaluated on all training rows).
+template <class Derived>
+struct Fsrs4Like : WithS0Fit<Derived, 17> {
+  template <class T>
+  using State = FsrsState<T>;
+
+  template <class T>
+  State<T> init(std::span<const T, 17> w, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const int g = first.rating;
+    const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 0);
+    return {clamp(w[k], V(this->s_min), V(this->s_max)), clamp(w[4] - w[5] * V(g - 3), V(1), V(10))};
+  }
+
+  template <class T>
+  State<T> next(std::span<const T, 17> w, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using core::min;
+    using V = core::value_t<T>;
+    const int g = step.rating;
+    const T r = Derived::forgetting_curve(step.t, st.s);
+    T s;
+    if (g > 1) {
+      s = detail::stability_after_success(w, st.s, st.d, r, g);
+    } else {
+      s = detail::stability_after_failure(w, st.s, st.d, r);
+      if constexpr (Derived::failure_capped_by_s) s = min(s, st.s);
+    }
+    const T d = clamp(w[7] * w[4] + (V(1) - w[7]) * (st.d - w[6] * V(g - 3)), V(1), V(10));
+    return {clamp(s, V(this->s_min), V(this->s_max)), d};
+  }
+
+  template <class T>
+  T recall(std::span<const T, 17>, const State<T>& st, double delta_t) const {
+    return Derived::forgetting_curve(delta_t, st.s);
+  }
+
+  /// Gradient steps use only the rows after the first long-term review.
+  bool keep_for_training(const data::Item& it) const { return it.i > 2; }
+  /// The initial stabilities come from the S0 fit only.
+  std::array<bool, 17> frozen() const { return {true, true, true, true}; }
+};
+}  // namespace detail
+
+/// FSRSv4 (models.md §3.4): curve R = (1 + t/(9S))^-1.
+struct Fsrs4 : detail::Fsrs4Like<Fsrs4> {
+  static constexpr std::string_view name = "FSRSv4";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.01;
+  static constexpr bool failure_capped_by_s = false;
+  static constexpr std::array<double, 17> defaults{0.4,  0.9,  2.3,  10.9, 4.93, 0.94, 0.86, 0.01, 1.49,
+                                                   0.14, 0.94, 2.18, 0.05, 0.34, 1.26, 0.29, 2.61};
+  static constexpr std::array<detail::Box, 17> boxes{{{-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {1, 10},
+                                                      {0.1, 5},
+                                                      {0.1, 5},
+                                                      {0, 0.5},
+                                                      {0, 3},
+                                                      {0.1, 0.8},
+                                                      {0.01, 2.5},
+                                                      {0.5, 5},
+                                                      {0.01, 0.2},
+                                                      {0.01, 0.9},
+                                                      {0.01, 2},
+                                                      {0, 1},
+                                                      {1, 4}}};
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    using V = core::value_t<T>;
+    return V(1) / (V(1) + V(t) / (V(9) * s));
+  }
+  static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
+};
+
+/// FSRS-4.5 (models.md §3.6): curve R = (1 + 19/81 t/S)^-0.5, failure capped by S,
+/// its own defaults and boxes; weights rounded to 6 decimals (as other.py at 399354).
+struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
+  static constexpr std::string_view name = "FSRS-4.5";
+  static constexpr int decimals = 6;
+  static constexpr double default_s_min = 0.01;
+  static constexpr bool failure_capped_by_s = true;
+  static constexpr std::array<double, 17> defaults{0.4872, 1.4003, 3.7145, 13.8206, 5.1618, 1.2298,
+                                                   0.8975, 0.031,  1.6474, 0.1367,  1.0461, 2.1072,
+                                                   0.0793, 0.3246, 1.587,  0.2272,  2.8755};
+  static constexpr std::array<detail::Box, 17> boxes{{{-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {-detail::unbounded, detail::unbounded},
+                                                      {0, 10},
+                                                      {0.01, 5},
+                                                      {0.01, 5},
+                                                      {0, 0.8},
+                                                      {0, 6},
+                                                      {0, 0.8},
+                                                      {0.01, 5},
+                                                      {0.2, 6},
+                                                      {0.01, 0.4},
+                                                      {0.01, 0.9},
+                                                      {0.01, 4},
+                                                      {0, 1},
+                                                      {1, 10}}};
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    return detail::power_curve_half(t, s);
+  }
+  static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS-5 (19 parameters; same-day reviews)
+// ---------------------------------------------------------------------------
+
+/// FSRS-5 (models.md §3.7): the FSRS-4.5 curve, D0(g) = w4 - e^(w5 (g-1)) + 1,
+/// a same-day branch S' = S e^(w17 (g - 3 + w18)), failure capped by
+/// S / e^(w17 w18), damped difficulty with reversion to D0(4); trained with the
+/// S0 fit and the L2 penalty.
+struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
+  static constexpr std::string_view name = "FSRS-5";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.01;
+  template <class T>
+  using State = FsrsState<T>;
+  static constexpr std::array<double, 19> defaults{0.40255, 1.18385, 3.173,  15.69105, 7.1949, 0.5345, 1.4604,
+                                                   0.0046,  1.54575, 0.1192, 1.01925,  1.9395, 0.11,   0.29605,
+                                                   2.2698,  0.2315,  2.9898, 0.51655,  0.6621};
+  static constexpr std::array<double, 19> stddev{6.61, 9.52, 17.69, 27.74, 0.55, 0.28, 0.67, 0.12, 0.4, 0.18,
+                                                 0.34, 0.27, 0.08,  0.14,  0.57, 0.25, 1.03, 0.27, 0.39};
+  static constexpr std::array<detail::Box, 19> boxes{{{detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {1, 10},
+                                                      {0.001, 4},
+                                                      {0.001, 4},
+                                                      {0.001, 0.75},
+                                                      {0, 4.5},
+                                                      {0, 0.8},
+                                                      {0.001, 3.5},
+                                                      {0.001, 5},
+                                                      {0.001, 0.25},
+                                                      {0.001, 0.9},
+                                                      {0, 4},
+                                                      {0, 1},
+                                                      {1, 6},
+                                                      {0, 2},
+                                                      {0, 2}}};
+  double gamma = 1;  ///< weight of the L2 penalty
+
+  template <class T>
+  static T forgetting_curve(double t, const T& s) {
+    return detail::power_curve_half(t, s);
+  }
+  static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
+
+  template <class T>
+  State<T> init(std::span<const T, 19> w, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
+    return {clamp(w[k], V(s_min), V(s_max)), clamp(detail::init_difficulty_v5(w, first.rating), V(1), V(10))};
+  }
+
+  template <class T>
+  State<T> next(std::span<const T, 19> w, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using core::min;
+    using std::exp;
+    using V = core::value_t<T>;
+    const int g = step.rating;
+    T s;
+    if (step.t < 1.0) {
+      s = st.s * exp(w[17] * (V(g - 3) + w[18]));
+    } else {
+      const T r = forgetting_curve(step.t, st.s);
+      s = g > 1 ? detail::stability_after_success(w, st.s, st.d, r, g)
+                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / exp(w[17] * w[18]));
+    }
+    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
+  }
+
+  template <class T>
+  T recall(std::span<const T, 19>, const State<T>& st, double delta_t) const {
+    return forgetting_curve(delta_t, st.s);
+  }
+
+  template <class T>
+  T penalty(std::span<const T, 19> w, std::span<const double, 19> w0) const {
+    return detail::l2_penalty(w, w0, stddev, gamma);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// FSRS-6 (21 parameters; trainable decay)
+// ---------------------------------------------------------------------------
+
+/// FSRS-6 (models.md §3.8), the default model of Anki and of the benchmark.
+struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   static constexpr std::string_view name = "FSRS-6";
+  static constexpr int decimals = 4;
+  static constexpr double default_s_min = 0.001;
   template <class T>
   using State = FsrsState<T>;
 
@@ -220,37 +755,30 @@ struct Fsrs6 {
   /// Standard deviations of the L2 penalty toward the initial vector.
   static constexpr std::array<double, 21> stddev{6.43, 9.66, 17.58, 27.85, 0.57, 0.28, 0.6,  0.12, 0.39, 0.18, 0.33,
                                                  0.3,  0.09, 0.16,  0.57,  0.25, 1.03, 0.31, 0.32, 0.14, 0.27};
+  static constexpr std::array<detail::Box, 21> boxes{{{detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {detail::s_min_tag, detail::init_s_max_tag},
+                                                      {1, 10},
+                                                      {0.001, 4},
+                                                      {0.001, 4},
+                                                      {0.001, 0.75},
+                                                      {0, 4.5},
+                                                      {0, 0.8},
+                                                      {0.001, 3.5},
+                                                      {0.001, 5},
+                                                      {0.001, 0.25},
+                                                      {0.001, 0.9},
+                                                      {0, 4},
+                                                      {0, 1},
+                                                      {1, 6},
+                                                      {0, 2},
+                                                      {0, 2},
+                                                      {0, 0.8},
+                                                      {0.1, 0.8}}};
 
-  double s_min = 0.001;           ///< stability floor (and lower clamp of w0..w3)
-  double s_max = 36500;           ///< stability ceiling
-  double init_s_max = 100;        ///< upper clamp of w0..w3
   int same_day_floor_rating = 2;  ///< G0: same-day SInc >= 1 for ratings >= G0 (2 now, 3 in the FSRS-6 release)
   double gamma = 1;               ///< weight of the L2 penalty
-
-  std::array<double, 21> default_params() const { return defaults; }
-
-  /// Parameter boxes (models.md §3.8), applied after every optimizer step.
-  void clamp(std::span<double, 21> w) const {
-    static constexpr std::array<std::pair<double, double>, 17> box{{{1, 10},
-                                                                    {0.001, 4},
-                                                                    {0.001, 4},
-                                                                    {0.001, 0.75},
-                                                                    {0, 4.5},
-                                                                    {0, 0.8},
-                                                                    {0.001, 3.5},
-                                                                    {0.001, 5},
-                                                                    {0.001, 0.25},
-                                                                    {0.001, 0.9},
-                                                                    {0, 4},
-                                                                    {0, 1},
-                                                                    {1, 6},
-                                                                    {0, 2},
-                                                                    {0, 2},
-                                                                    {0, 0.8},
-                                                                    {0.1, 0.8}}};
-    for (std::size_t k = 0; k < 4; ++k) w[k] = std::clamp(w[k], s_min, init_s_max);
-    for (std::size_t k = 4; k < 21; ++k) w[k] = std::clamp(w[k], box[k - 4].first, box[k - 4].second);
-  }
 
   /// R(t, S) = (1 + F t / S)^(-d), F = 0.9^(-1/d) - 1.
   template <class T>
@@ -260,13 +788,13 @@ struct Fsrs6 {
     const T factor = pow(V(0.9), V(-1) / decay) - V(1);
     return pow(V(1) + factor * V(t) / s, -decay);
   }
+  /// The S0 fit uses the curve at the default decay.
+  static double s0_curve(double t, double s) { return forgetting_curve(t, s, defaults[20]); }
 
   /// D0(g) = w4 - exp(w5 (g - 1)) + 1 (unclamped).
   template <class T>
   static T init_difficulty(std::span<const T, 21> w, int g) {
-    using std::exp;
-    using V = core::value_t<T>;
-    return w[4] - exp(w[5] * V(g - 1)) + V(1);
+    return detail::init_difficulty_v5(w, g);
   }
 
   template <class T>
@@ -285,28 +813,18 @@ struct Fsrs6 {
     using std::pow;
     using V = core::value_t<T>;
     const int g = step.rating;
-    T s_new;
+    T s;
     if (step.t < 1.0) {
       // Same-day review.
       T sinc = exp(w[17] * (V(g - 3) + w[18])) * pow(st.s, -w[19]);
       if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
-      s_new = st.s * sinc;
+      s = st.s * sinc;
     } else {
       const T r = forgetting_curve(step.t, st.s, w[20]);
-      if (g > 1) {
-        T factor = exp(w[8]) * (V(11) - st.d) * pow(st.s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
-        if (g == 2) factor = factor * w[15];
-        if (g == 4) factor = factor * w[16];
-        s_new = st.s * (V(1) + factor);
-      } else {
-        const T forget = w[11] * pow(st.d, -w[12]) * (pow(st.s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
-        s_new = min(forget, st.s / exp(w[17] * w[18]));
-      }
+      s = g > 1 ? detail::stability_after_success(w, st.s, st.d, r, g)
+                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / exp(w[17] * w[18]));
     }
-    const T delta_d = -w[6] * V(g - 3);
-    const T d_damped = st.d + delta_d * (V(10) - st.d) / V(9);
-    const T d_new = w[7] * init_difficulty(w, 4) + (V(1) - w[7]) * d_damped;
-    return {clamp(s_new, V(s_min), V(s_max)), clamp(d_new, V(1), V(10))};
+    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
   }
 
   template <class T>
@@ -314,36 +832,14 @@ struct Fsrs6 {
     return forgetting_curve(delta_t, st.s, w[20]);
   }
 
-  // --- training hooks -------------------------------------------------------------
-  optim::TrainingSettings training() const { return {.lr = 0.04, .n_epoch = 5, .batch_size = 512}; }
-
-  /// γ Σ ((w - w0)/σ)²: the per-row L2 penalty toward the post-S0 vector w0.
   template <class T>
   T penalty(std::span<const T, 21> w, std::span<const double, 21> w0) const {
-    using V = core::value_t<T>;
-    T sum(V(0));
-    for (std::size_t k = 0; k < 21; ++k) {
-      const T z = (w[k] - V(w0[k])) / V(stddev[k]);
-      sum += z * z;
-    }
-    return sum * V(gamma);
-  }
-
-  /// The initial-stability fit: sets w0..w3 from the training rows with i == 2.
-  void initialize(std::span<double, 21> w, const data::Dataset& d, std::span<const std::size_t> rows) const {
-    const auto [groups, average] = detail::collect_s0_groups(d, rows);
-    const auto s0 = detail::fit_initial_stability(
-        groups, average, {defaults[0], defaults[1], defaults[2], defaults[3]}, s_min, init_s_max, true,
-        [](double t, double s) { return forgetting_curve(t, s, defaults[20]); });
-    for (std::size_t k = 0; k < 4; ++k) w[k] = s0[k];
-  }
-
-  /// The reference reports (and predicts with) weights rounded to 4 decimals.
-  void round_params(std::span<double, 21> w) const {
-    for (auto& x : w) x = srs::detail::round_decimal(x, 4);
+    return detail::l2_penalty(w, w0, stddev, gamma);
   }
 };
 
-static_assert(DualTrainable<Fsrs6> && MemoryModelOver<Fsrs6, float>);
+static_assert(DualTrainable<Fsrs1> && DualTrainable<Fsrs2> && DualTrainable<Fsrs3> && DualTrainable<Fsrs4> &&
+              DualTrainable<Fsrs4_5> && DualTrainable<Fsrs5> && DualTrainable<Fsrs6>);
+static_assert(MemoryModelOver<Fsrs1, float> && MemoryModelOver<Fsrs4_5, float> && MemoryModelOver<Fsrs6, float>);
 
 }  // namespace srs::models

@@ -7,6 +7,13 @@
 
 namespace srs::optim {
 
+/// How much of the training procedure to run (the reference's --default / --S0).
+enum class TrainMode {
+  full,             ///< initialize, then gradient training (default)
+  initialize_only,  ///< only the initialize hook (--S0)
+  defaults,         ///< no training at all: the default parameters (--default)
+};
+
 /// Hyper-parameters of the shared trainer (pipeline.md §7.1). Defaults are the
 /// reference's values for FSRS-family models.
 struct TrainingSettings {

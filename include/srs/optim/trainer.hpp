@@ -6,9 +6,11 @@
 ///  1. start from the model's default parameters;
 ///  2. `initialize` hook on the whole training partition (FSRS: the S0 fit);
 ///     the result is also the anchor w0 of the L2 penalty;
-///  3. training rows = the partition filtered by `keep_for_training`, minus rows
-///     whose history is longer than max_seq_len (64); none left → InadequateData;
-///  4. rows stably sorted by history length, cut into batches of batch_size;
+///  3. rows whose history is longer than max_seq_len (64) are dropped; the
+///     gradient rows are those `keep_for_training` keeps (FSRS v4/4.5: i > 2),
+///     the loss for the best-epoch choice is evaluated on all remaining rows
+///     (as the reference's Trainer does); none left → InadequateData;
+///  4. gradient rows stably sorted by history length, cut into batches of batch_size;
 ///  5. each epoch visits the batches in the order of PyTorch's CPU randperm
 ///     drawn from an mt19937 seeded 2023 (reproduced exactly);
 ///  6. per batch: loss = Σ weight·BCE(p, y) + penalty·B/N, gradient by one
@@ -41,13 +43,6 @@
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
 namespace srs::optim {
-
-/// How much of the training procedure to run (the reference's --default / --S0).
-enum class TrainMode {
-  full,             ///< initialize, then gradient training (default)
-  initialize_only,  ///< only the initialize hook (--S0)
-  defaults,         ///< no training at all: the default parameters (--default)
-};
 
 struct TrainOptions {
   TrainMode mode = TrainMode::full;
@@ -130,28 +125,36 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
 
   const TrainingSettings cfg = detail::training_settings(model);
 
-  // Training rows (with their weights), in time order, then stably by length.
+  // The rows the loss is evaluated on (best-epoch choice) and the rows the
+  // gradient steps use (those `keep_for_training` keeps: FSRS v4/4.5 train on
+  // i > 2 only), each with its weight, stably sorted by history length.
+  // Rows with histories longer than max_seq_len are in neither.
   struct Row {
     std::size_t item;
     double weight;
   };
-  std::vector<Row> train_rows;
-  train_rows.reserve(rows.size());
+  std::vector<Row> eval_rows, grad_rows;
+  eval_rows.reserve(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const data::Item& it = ds.items[rows[k]];
+    if (it.hist_len > cfg.max_seq_len || it.hist_len == 0) continue;
+    const Row row{rows[k], weights.empty() ? 1.0 : weights[k]};
+    eval_rows.push_back(row);
     if constexpr (detail::HasTrainingFilter<M>) {
       if (!model.keep_for_training(it)) continue;
     }
-    if (it.hist_len > cfg.max_seq_len || it.hist_len == 0) continue;
-    train_rows.push_back({rows[k], weights.empty() ? 1.0 : weights[k]});
+    grad_rows.push_back(row);
   }
-  if (train_rows.empty()) throw InadequateData("Training data is inadequate.");
-  std::stable_sort(train_rows.begin(), train_rows.end(),
-                   [&](const Row& a, const Row& b) { return ds.items[a.item].hist_len < ds.items[b.item].hist_len; });
-  const std::size_t n_rows = train_rows.size();
+  if (eval_rows.empty() || grad_rows.empty()) throw InadequateData("Training data is inadequate.");
+  const auto by_length = [&](const Row& a, const Row& b) {
+    return ds.items[a.item].hist_len < ds.items[b.item].hist_len;
+  };
+  std::stable_sort(eval_rows.begin(), eval_rows.end(), by_length);
+  std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
+  const std::size_t n_rows = grad_rows.size();
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const std::size_t n_batches = (n_rows + batch - 1) / batch;
-  const double n_total = static_cast<double>(n_rows);
+  const double n_eval = static_cast<double>(eval_rows.size());
 
   std::array<bool, N> frozen{};
   if constexpr (detail::HasFrozen<M>) {
@@ -165,15 +168,15 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     }
   };
 
-  // Average training loss [Σ weight·BCE + penalty] / N (no shuffling).
+  // Average training loss [Σ weight·BCE + penalty] / N over the evaluation rows.
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
     double loss = 0;
-    for (const Row& r : train_rows) {
+    for (const Row& r : eval_rows) {
       const data::Item& it = ds.items[r.item];
       loss += r.weight * core::bce(core::predict(model, ps, ds.history(it), it.delta_t), it.y);
     }
-    return (loss + penalty_value(ps)) / n_total;
+    return (loss + penalty_value(ps)) / n_eval;
   };
 
   const Adam adam{cfg.beta1, cfg.beta2, cfg.eps};
@@ -193,14 +196,16 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       const std::span<const D, N> ws(wd);
       grad.fill(0.0);
       for (std::size_t r = begin; r < end; ++r) {
-        const data::Item& it = ds.items[train_rows[r].item];
+        const data::Item& it = ds.items[grad_rows[r].item];
         const D p = core::predict(model, ws, ds.history(it), it.delta_t);
-        const double coef = train_rows[r].weight * core::bce_derivative(p.val, it.y);
+        const double coef = grad_rows[r].weight * core::bce_derivative(p.val, it.y);
         for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
       }
       if constexpr (detail::HasPenalty<M>) {
         const D pen = model.penalty(ws, std::span<const double, N>(w0));
-        const double scale = static_cast<double>(end - begin) / n_total;
+        // penalty · B / N with N the evaluation-set size, as the reference's Trainer
+        // (the same as the gradient-set size for every model that has a penalty).
+        const double scale = static_cast<double>(end - begin) / n_eval;
         for (std::size_t k = 0; k < N; ++k) grad[k] += scale * pen.grad[k];
       }
       for (std::size_t k = 0; k < N; ++k) {
