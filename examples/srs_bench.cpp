@@ -36,16 +36,26 @@ Usage:
 Input:
   --data PATH         one user's revlog CSV file, or a directory of users:
                       <user>.csv, <user>/revlogs.csv, revlogs/user_id=<user>/data.csv
-                      (columns card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds)
+                      (columns card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds;
+                      for --partitions also the cards and decks tables beside them:
+                      <user>/cards.csv and <user>/decks.csv, or cards/user_id=<user>/data.csv
+                      and decks/user_id=<user>/data.csv)
   --demo              run on built-in simulated users instead of --data
   --demo-users N      number of simulated users for --demo (default 8)
 
 Models (repeatable; names as in the benchmark's tables):
   --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
-                      AVG (default with --demo: FSRS-6 and AVG)
+                      FSRS-rs, AVG (default with --demo: FSRS-6 and AVG)
 
 Protocol flags (as in the reference benchmark; they also name the result file):
   --short             include same-day reviews in the histories (suffix -short)
+  --secs              intervals in fractional days (elapsed_seconds / 86400); same-day
+                      reviews are evaluated too, no outlier filter (-secs)
+  --equalize_test_with_non_secs
+                      with --secs: train on the secs rows, test on exactly the rows of
+                      the non-secs run (-equalize_test_with_non_secs)
+  --partitions P      none (default), preset or deck: one parameter set per preset or
+                      deck of the user's cards, from the cards and decks tables (-preset, -deck)
   --default           FSRS: predict with the default parameters, no training (-default)
   --S0                FSRS: fit only the initial stabilities w0..w3 (-S0)
   --recency           weight training rows by recency, 0.25 + 0.75 x^3 (-recency)
@@ -117,6 +127,15 @@ Options parse_args(int argc, char** argv) {
       o.models.push_back(value());
     } else if (a == "--short") {
       o.flags.short_term = true;
+    } else if (a == "--secs") {
+      o.flags.secs = true;
+    } else if (a == "--equalize_test_with_non_secs") {
+      o.flags.equalize = true;
+    } else if (a == "--partitions") {
+      const std::string& p = value();
+      const auto by = data::parse_partition_by(p);
+      if (!by) usage_error("--partitions must be none, preset or deck, got '" + p + "'");
+      o.flags.partitions = *by;
     } else if (a == "--default") {
       o.flags.defaults = true;
     } else if (a == "--S0") {
@@ -156,6 +175,9 @@ Options parse_args(int argc, char** argv) {
     o.models = {"FSRS-6", "AVG"};
   }
   if (o.flags.defaults && o.flags.s0) usage_error("--default and --S0 exclude each other");
+  if (o.flags.equalize && !o.flags.secs) usage_error("--equalize_test_with_non_secs needs --secs");
+  if (o.demo && o.flags.partitions != data::PartitionBy::none)
+    usage_error("--partitions needs --data: simulated users have no cards and decks tables");
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   return o;
 }
@@ -174,6 +196,11 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   eo.train.mode = o.flags.defaults ? optim::TrainMode::defaults
                   : o.flags.s0     ? optim::TrainMode::initialize_only
                                    : optim::TrainMode::full;
+  if (o.flags.equalize) {
+    auto ev =
+        std::make_shared<eval::StandardEvaluator<M, eval::EqualizeSplit>>(std::move(model), eval::EqualizeSplit{}, eo);
+    return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
+  }
   auto ev = std::make_shared<eval::StandardEvaluator<M>>(std::move(model), eval::TimeSeriesSplit{}, eo);
   return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
 }
@@ -187,14 +214,18 @@ struct ModelEntry {
 
 template <class M>
 Runner make_model(const std::string& result_name, const Options& o) {
-  return make_runner(result_name, M{}, o);
+  M model{};
+  // --secs: models with a secs mode (the FSRS family) switch to it.
+  if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
+  return make_runner(result_name, std::move(model), o);
 }
 
 constexpr ModelEntry model_table[] = {
     {"FSRSv1", &make_model<models::Fsrs1>, true},   {"FSRSv2", &make_model<models::Fsrs2>, true},
     {"FSRSv3", &make_model<models::Fsrs3>, true},   {"FSRSv4", &make_model<models::Fsrs4>, true},
     {"FSRS-4.5", &make_model<models::Fsrs4_5>, true}, {"FSRS-5", &make_model<models::Fsrs5>, true},
-    {"FSRS-6", &make_model<models::Fsrs6>, true},   {"AVG", &make_model<models::Avg>, false},
+    {"FSRS-6", &make_model<models::Fsrs6>, true},   {"FSRS-rs", &make_model<models::FsrsRs>, true},
+    {"AVG", &make_model<models::Avg>, false},
 };
 
 std::string model_names() {
@@ -220,10 +251,10 @@ std::vector<Runner> make_runners(const Options& o) {
   return out;
 }
 
-/// A user to evaluate: either a file or a simulated log.
+/// A user to evaluate: either files or a simulated log.
 struct UserJob {
   std::string user;
-  fs::path file;                      // empty for simulated users
+  data::UserSource source;            // revlogs file (empty for simulated users), cards and decks tables
   std::shared_ptr<data::Revlog> log;  // simulated users only
 };
 
@@ -242,10 +273,10 @@ std::vector<UserJob> make_jobs(const Options& o) {
       uo.params[20] = 0.12 + 0.06 * static_cast<double>(k % 6);
       uo.params[8] = so.params[8] * (0.8 + 0.1 * static_cast<double>(k % 4));
       auto log = std::make_shared<data::Revlog>(data::simulate_user(uo, std::to_string(k + 1)));
-      jobs.push_back({log->user, {}, std::move(log)});
+      jobs.push_back({log->user, data::UserSource{}, std::move(log)});
     }
   } else {
-    for (const data::UserSource& u : data::discover_users(o.data)) jobs.push_back({u.user, u.revlogs, nullptr});
+    for (const data::UserSource& u : data::discover_users(o.data)) jobs.push_back({u.user, u, nullptr});
   }
   return jobs;
 }
@@ -350,6 +381,8 @@ int main(int argc, char** argv) {
   data::PreprocessOptions pre;
   pre.short_term = opt.flags.short_term;
   pre.two_buttons = opt.flags.two_buttons;
+  pre.secs = opt.flags.secs;
+  pre.equalize_test_with_non_secs = opt.flags.equalize;
 
   std::vector<std::vector<eval::UserResult>> results(runners.size());
   std::vector<std::string> failures;
@@ -375,8 +408,12 @@ int main(int argc, char** argv) {
     for (std::size_t j = next++; j < jobs.size(); j = next++) {
       const UserJob& job = jobs[j];
       try {
-        const data::Revlog log = job.log ? *job.log : data::read_revlog_csv(job.file, job.user);
-        const data::Dataset ds = data::preprocess(log, pre);
+        // The tables first: a user without them fails even if it would be skipped.
+        data::PartitionTables tables;
+        if (opt.flags.partitions != data::PartitionBy::none) tables = data::read_partition_tables(job.source);
+        const data::Revlog log = job.log ? *job.log : data::read_revlog_csv(job.source.revlogs, job.user);
+        data::Dataset ds = data::preprocess(log, pre);
+        if (opt.flags.partitions != data::PartitionBy::none) data::assign_partitions(ds, tables, opt.flags.partitions);
         for (std::size_t m = 0; m < runners.size(); ++m) {
           eval::UserResult r = runners[m].run(ds);
           sinks[m]->write(eval::result_line(r));

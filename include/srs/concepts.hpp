@@ -49,14 +49,27 @@ namespace srs {
 template <class T>
 concept Scalar = std::floating_point<T> || core::is_dual_v<T>;
 
-/// The math of a memory model, on scalar type T.
+/// A model updated review by review: a state after the first review, a state
+/// after each later review, and P(recall) t days after the last one.
 template <class M, class T>
-concept MemoryModelOver = Scalar<T> && requires(const M& m, std::span<const T, M::num_params> w,
-                                                const typename M::template State<T>& s, data::Step step, double t) {
+concept StepwiseOver = requires(const M& m, std::span<const T, M::num_params> w, const typename M::template State<T>& s,
+                                data::Step step, double t) {
   { m.init(w, step) } -> std::same_as<typename M::template State<T>>;     // state after the first review
   { m.next(w, s, step) } -> std::same_as<typename M::template State<T>>;  // state after a later review
   { m.recall(w, s, t) } -> std::same_as<T>;                               // P(recall) t days later
 };
+
+/// A model that predicts from the whole history at once (its features depend on
+/// the time from each past review to now: DASH, ACT-R, ...).
+template <class M, class T>
+concept HistoryOver = requires(const M& m, std::span<const T, M::num_params> w, std::span<const data::Step> history,
+                               double t) {
+  { m.predict(w, history, t) } -> std::same_as<T>;  // P(recall) t days after the last review in history
+};
+
+/// The math of a memory model, on scalar type T: stepwise or from the history.
+template <class M, class T>
+concept MemoryModelOver = Scalar<T> &&(StepwiseOver<M, T> || HistoryOver<M, T>);
 
 /// A sequence model with a parameter vector, usable for prediction.
 template <class M>
@@ -79,11 +92,10 @@ concept DualTrainable = MemoryModel<M> && MemoryModelOver<M, core::Dual<double, 
 /// `m.train(dataset, rows, weights, mode)` instead of the shared trainer.
 /// `mode` is optim::TrainMode (declared in srs/optim/settings.hpp).
 template <class M>
-concept SelfTrained =
-    MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
-                               std::span<const double> weights, optim::TrainMode mode) {
-      { m.train(d, rows, weights, mode) } -> std::same_as<std::array<double, M::num_params>>;
-    };
+concept SelfTrained = MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
+                                                 std::span<const double> weights, optim::TrainMode mode) {
+  { m.train(d, rows, weights, mode) } -> std::same_as<std::array<double, M::num_params>>;
+};
 
 /// A model outside the shared training loop: it fits itself on the training
 /// rows of a fold and predicts each test row (AVG).
@@ -95,9 +107,18 @@ concept FittableModel = requires(const M& m, const data::Dataset& d, std::span<c
   { m.predict(p, d, item) } -> std::convertible_to<double>;
 };
 
+/// A model that learns online, row by row in time order (MOVING-AVG,
+/// RMSE-BINS-EXPLOIT): `run_online(dataset, first_test)` returns its predictions
+/// for the rows from `first_test` (the first test row of the split) to the end.
+template <class M>
+concept OnlineModel = requires(const M& m, const data::Dataset& d, std::size_t first_test) {
+  { M::name } -> std::convertible_to<std::string_view>;
+  { m.run_online(d, first_test) } -> std::same_as<std::vector<double>>;
+};
+
 /// Anything the evaluator can run.
 template <class M>
-concept Model = MemoryModel<M> || FittableModel<M>;
+concept Model = MemoryModel<M> || FittableModel<M> || OnlineModel<M>;
 
 /// One fold: indices (into Dataset::items) to train on and to test on.
 struct Fold {

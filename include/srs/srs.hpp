@@ -17,9 +17,11 @@
 #include <srs/data/preprocess.hpp>
 #include <srs/data/revlog.hpp>
 #include <srs/data/synthetic.hpp>
+#include <srs/data/tables.hpp>
 
 #include <srs/models/avg.hpp>
 #include <srs/models/fsrs.hpp>
+#include <srs/models/fsrs_rs.hpp>
 
 #include <srs/optim/adam.hpp>
 #include <srs/optim/schedule.hpp>
@@ -30,3 +32,4 @@
 #include <srs/eval/metrics.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
+

@@ -235,3 +235,60 @@ TEST_CASE("discover: real data folder") {
                                                "yourchocobro_Anki-Collection-Dump"});
   for (const UserSource& u : users) CHECK(u.revlogs == real / u.user / "revlogs.csv");
 }
+
+// ---------------------------------------------------------------------------
+// The cards and decks tables beside the revlogs (for --partitions)
+// ---------------------------------------------------------------------------
+
+TEST_CASE("discover: cards and decks tables are found beside the revlogs, in both layouts") {
+  const TempTree t;
+  t.file("bob/revlogs.csv");
+  t.file("bob/cards.csv");
+  t.file("bob/decks.csv");
+  t.file("eve/revlogs.csv");
+  t.file("eve/cards.csv");  // no decks.csv
+  t.file("revlogs/user_id=1/data.csv");
+  t.file("cards/user_id=1/data.csv");
+  t.file("decks/user_id=1/data.csv");
+  t.file("revlogs/user_id=2/data.csv");  // no tables at all
+  t.file("alice.csv");                   // a flat file has no tables
+  const auto users = discover_users(t.root);
+  REQUIRE(ids(users) == std::vector<std::string>{"1", "2", "alice", "bob", "eve"});
+  CHECK(users[0].cards == t.root / "cards" / "user_id=1" / "data.csv");
+  CHECK(users[0].decks == t.root / "decks" / "user_id=1" / "data.csv");
+  CHECK(users[1].cards.empty());
+  CHECK(users[1].decks.empty());
+  CHECK(users[2].cards.empty());
+  CHECK(users[2].decks.empty());
+  CHECK(users[3].cards == t.root / "bob" / "cards.csv");
+  CHECK(users[3].decks == t.root / "bob" / "decks.csv");
+  CHECK(users[4].cards == t.root / "eve" / "cards.csv");
+  CHECK(users[4].decks.empty());
+  // The top-level cards/ and decks/ folders are not users.
+  SUBCASE("a single user's folder, and single files") {
+    const auto bob = discover_users(t.root / "bob");
+    REQUIRE(bob.size() == 1);
+    CHECK(bob[0].cards == t.root / "bob" / "cards.csv");
+    const auto one = discover_users(t.root / "revlogs" / "user_id=1" / "data.csv");
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].decks == t.root / "decks" / "user_id=1" / "data.csv");
+    const auto bob_file = discover_users(t.root / "bob" / "revlogs.csv");
+    REQUIRE(bob_file.size() == 1);
+    CHECK(bob_file[0].decks == t.root / "bob" / "decks.csv");
+  }
+}
+
+TEST_CASE("discover: table_locations says where the tables are looked for") {
+  using srs::data::table_locations;
+  const auto folder = table_locations("data/bob/revlogs.csv");
+  REQUIRE(folder);
+  CHECK(folder->cards == fs::path("data/bob/cards.csv"));
+  CHECK(folder->decks == fs::path("data/bob/decks.csv"));
+  const auto part = table_locations("/d/revlogs/user_id=7/data.csv");
+  REQUIRE(part);
+  CHECK(part->cards == fs::path("/d/cards/user_id=7/data.csv"));
+  CHECK(part->decks == fs::path("/d/decks/user_id=7/data.csv"));
+  CHECK_FALSE(table_locations("data/alice.csv"));
+  CHECK_FALSE(table_locations("/d/other/user_id=7/data.csv"));  // not under revlogs/
+  CHECK_FALSE(table_locations("/d/revlogs/x/data.csv"));        // not a user_id= folder
+}

@@ -3,11 +3,16 @@
 // the worked example of §2 in both modes, the 128-review cap, the rating
 // filter and --two_buttons, review-day index i and lapse counts, the outlier
 // filter (budget, tie order, thresholds) with the continuity rule, final-row
-// selection and the minimum-size rule.
+// selection and the minimum-size rule; secs mode (§2.7-2.14 secs branches:
+// fractional intervals, same-day rows, day-based i, every earlier Again a
+// lapse, the --short row filter on seconds, no outlier filter) and the
+// equalize mode (§2.17: both datasets, the checks, non_secs_review_th), on the
+// worked example and small hand-made logs with hand-computed expectations.
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::sort
 #include <cstdint>    // std::int64_t
+#include <stdexcept>  // std::runtime_error
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -329,8 +334,268 @@ TEST_CASE("preprocess: users with too little data raise NotEnoughData") {
   }
 }
 
-TEST_CASE("preprocess: secs mode is reported as not implemented") {
+// ---------------------------------------------------------------------------
+// Secs mode (pipeline.md §2.7-2.14, secs branches)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+PreprocessOptions secs_options(bool short_term) {
+  PreprocessOptions o = no_filter(short_term);
+  o.secs = true;
+  return o;
+}
+
+/// Seconds as fractional days, the way the pipeline computes them.
+double days_of(long long seconds) { return static_cast<double>(seconds) / 86400.0; }
+
+}  // namespace
+
+// LogBuilder's clock for the worked example (card 0, review k at day*86400 + k s):
+// R1 0, R2 1, R3 2, R4 172803, R5 604804, R6 604805, R7 1296006, so the
+// elapsed_seconds are R2 1, R3 1, R4 172801, R5 432001, R6 1, R7 691201.
+
+TEST_CASE("preprocess secs: the worked example with --short evaluates same-day reviews too") {
+  const Dataset ds = srs::data::preprocess(worked_example(), secs_options(true));
+  // Every review but the card's first has elapsed_seconds > 0: R2..R7 are rows.
+  REQUIRE(ds.items.size() == 6);
+  std::vector<std::int64_t> review_th;
+  for (const Item& it : ds.items) review_th.push_back(it.review_th);
+  CHECK(review_th == std::vector<std::int64_t>{2, 3, 4, 5, 6, 7});
+  // delta_t = elapsed_seconds / 86400; elapsed_days stays the day value.
+  const long long secs[] = {1, 1, 172801, 432001, 1, 691201};
+  const std::int32_t days[] = {0, 0, 2, 5, 0, 8};
+  // i is day-based: same-day reviews keep the i of their day (R1 has i = 1).
+  const std::int32_t is[] = {1, 1, 2, 3, 3, 4};
+  // Every earlier Again is a lapse, R1's (on the first review) included: R1 before R2..R5, R1 and R5 before R6, R7.
+  const std::int32_t lapses[] = {1, 1, 1, 1, 2, 2};
+  const std::int32_t ys[] = {1, 1, 1, 0, 1, 1};
+  for (std::size_t k = 0; k < 6; ++k) {
+    CAPTURE(k);
+    CHECK(ds.items[k].delta_t == days_of(secs[k]));
+    CHECK(ds.items[k].elapsed_days == days[k]);
+    CHECK(ds.items[k].i == is[k]);
+    CHECK(ds.items[k].lapses == lapses[k]);
+    CHECK(ds.items[k].y == ys[k]);
+    CHECK(ds.items[k].first_rating == 1);
+    CHECK(ds.items[k].hist_len == k + 1);
+  }
+  // Histories use the secs intervals (the first review's is 0).
+  CHECK(history(ds, ds.items[2]) == H{{0, 1}, {days_of(1), 3}, {days_of(1), 3}});
+  CHECK(history(ds, ds.items[5]) ==
+        H{{0, 1}, {days_of(1), 3}, {days_of(1), 3}, {days_of(172801), 3}, {days_of(432001), 1}, {days_of(1), 3}});
+}
+
+TEST_CASE("preprocess secs: without --short same-day reviews vanish, as in non-secs mode") {
+  const Dataset ds = srs::data::preprocess(worked_example(), secs_options(false));
+  // 2.8 is day-based: R2, R3 and R6 (elapsed_days 0) are dropped entirely.
+  REQUIRE(ds.items.size() == 3);
+  CHECK(ds.items[0].review_th == 4);
+  CHECK(ds.items[1].review_th == 5);
+  CHECK(ds.items[2].review_th == 7);
+  // The intervals are the raw elapsed_seconds, measured to the previous review
+  // in the log: R7's is 691201 s (to the dropped R6), not 691202 (to R5).
+  CHECK(ds.items[0].delta_t == days_of(172801));
+  CHECK(ds.items[1].delta_t == days_of(432001));
+  CHECK(ds.items[2].delta_t == days_of(691201));
+  CHECK(history(ds, ds.items[2]) == H{{0, 1}, {days_of(172801), 3}, {days_of(432001), 1}});
+  CHECK(ds.items[0].i == 2);
+  CHECK(ds.items[1].i == 3);
+  CHECK(ds.items[2].i == 4);
+  // Lapses: R1's Again counts in secs mode (non-secs: 0, 0, 1).
+  CHECK(ds.items[0].lapses == 1);
+  CHECK(ds.items[1].lapses == 1);
+  CHECK(ds.items[2].lapses == 2);
+  const Dataset day = srs::data::preprocess(worked_example(), no_filter(false));
+  CHECK(day.items[0].lapses == 0);
+  CHECK(day.items[1].lapses == 0);
+  CHECK(day.items[2].lapses == 1);
+}
+
+TEST_CASE("preprocess secs: --short keeps rows with elapsed_seconds != 0 (and the first review)") {
+  // One card: first review, a second review in the same second (elapsed 0 days, 0 s),
+  // one 30 s later (0 days), one a day later.
+  Revlog log;
+  log.user = "zero";
+  auto row = [](int day, int rating, int ed, long long es) {
+    RevlogRow r;
+    r.card_id = 5;
+    r.day_offset = day;
+    r.rating = rating;
+    r.state = ed < 0 ? 0 : 1;
+    r.duration = 1000;
+    r.elapsed_days = ed;
+    r.elapsed_seconds = es;
+    return r;
+  };
+  log.rows = {row(0, 1, -1, -1), row(0, 3, 0, 0), row(0, 3, 0, 30), row(1, 3, 1, 86000)};
+  SUBCASE("with --short") {
+    const Dataset ds = srs::data::preprocess(log, secs_options(true));
+    // The 0-second review is history only; the 30-second one is a row.
+    REQUIRE(ds.items.size() == 2);
+    CHECK(ds.items[0].review_th == 3);
+    CHECK(ds.items[0].delta_t == days_of(30));
+    CHECK(ds.items[0].i == 1);
+    CHECK(ds.items[0].lapses == 1);
+    CHECK(history(ds, ds.items[0]) == H{{0, 1}, {0, 3}});
+    CHECK(ds.items[1].review_th == 4);
+    CHECK(ds.items[1].delta_t == days_of(86000));
+    CHECK(ds.items[1].i == 2);
+    CHECK(history(ds, ds.items[1]) == H{{0, 1}, {0, 3}, {days_of(30), 3}});
+  }
+  SUBCASE("without --short") {
+    const Dataset ds = srs::data::preprocess(log, secs_options(false));
+    REQUIRE(ds.items.size() == 1);
+    CHECK(ds.items[0].review_th == 4);
+    CHECK(history(ds, ds.items[0]) == H{{0, 1}});
+  }
+  SUBCASE("non-secs --short, for comparison: only the next day's review is a row") {
+    const Dataset ds = srs::data::preprocess(log, no_filter(true));
+    REQUIRE(ds.items.size() == 1);
+    CHECK(ds.items[0].review_th == 4);
+    CHECK(ds.items[0].lapses == 0);
+    CHECK(history(ds, ds.items[0]) == H{{0, 1}, {0, 3}, {0, 3}});
+  }
+}
+
+TEST_CASE("preprocess secs: no outlier filter and no continuity cut") {
+  // The data of the non-secs threshold test: 40 cards at 1 day, 25 at 200 days
+  // (first rating 3): non-secs drops the 200-day cards, secs keeps them.
+  LogBuilder b;
+  std::int64_t id = 0;
+  add_cards(b, id, 40, 3, 1);
+  add_cards(b, id, 25, 3, 200);
+  PreprocessOptions o;  // outlier_filter on, as in the reference
+  o.min_rows = 1;
+  CHECK(srs::data::preprocess(b.build(), o).items.size() == 40);
+  o.secs = true;
+  CHECK(srs::data::preprocess(b.build(), o).items.size() == 65);
+  SUBCASE("a group entirely under budget is no error in secs mode") {
+    LogBuilder small;
+    std::int64_t next = 0;
+    add_cards(small, next, 10, 3, 2, 3, 5);
+    PreprocessOptions so;
+    CHECK_THROWS_AS(srs::data::preprocess(small.build(), so), srs::NotEnoughData);
+    so.secs = true;
+    CHECK(srs::data::preprocess(small.build(), so).items.size() == 20);
+  }
+}
+
+TEST_CASE("preprocess secs: final rows have delta_t > 0; the minimum size counts secs rows") {
+  // The worked example: 6 secs rows with --short (enough), 3 without (too few).
   PreprocessOptions o;
   o.secs = true;
+  o.short_term = true;
+  CHECK(srs::data::preprocess(worked_example(), o).items.size() == 6);
+  o.short_term = false;
+  CHECK_THROWS_AS(srs::data::preprocess(worked_example(), o), srs::NotEnoughData);
+  // Cards reviewed once produce no rows at all.
+  const Revlog once = LogBuilder().card(0, {{0, 3}}).card(1, {{0, 1}}).build();
+  CHECK_THROWS_AS(srs::data::preprocess(once, secs_options(true)), srs::NotEnoughData);
+}
+
+TEST_CASE("preprocess secs: --two_buttons and the 128-review cap apply as in non-secs mode") {
+  std::vector<Review> many;
+  for (int d = 0; d < 140; ++d) many.push_back({d, d % 3 == 0 ? 2 : 4});
+  PreprocessOptions o = secs_options(false);
+  o.two_buttons = true;
+  const Dataset ds = srs::data::preprocess(LogBuilder().card(0, many).build(), o);
+  REQUIRE(ds.items.size() == 127);
+  for (const Item& it : ds.items) CHECK(it.rating == 3);
+  CHECK(ds.items.back().hist_len == 127);
+  CHECK(ds.items.back().lapses == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Equalize mode (pipeline.md §2.17)
+// ---------------------------------------------------------------------------
+
+TEST_CASE("preprocess equalize: the secs rows plus the review_th of the non-secs rows") {
+  LogBuilder b;
+  b.card(0, {{0, 1}, {0, 3}, {0, 3}, {2, 3}, {7, 1}, {7, 3}, {15, 3}});  // the worked example
+  b.card(1, {{1, 3}, {1, 1}, {1, 3}, {4, 3}, {4, 3}, {12, 1}, {13, 3}});
+  for (bool short_term : {true, false}) {
+    CAPTURE(short_term);
+    PreprocessOptions o = no_filter(short_term);
+    o.secs = true;
+    o.equalize_test_with_non_secs = true;
+    const Dataset eq = srs::data::preprocess(b.build(), o);
+    o.equalize_test_with_non_secs = false;
+    const Dataset secs = srs::data::preprocess(b.build(), o);
+    o.secs = false;
+    const Dataset day = srs::data::preprocess(b.build(), o);
+    // The items, histories and lapses are the secs dataset's ...
+    REQUIRE(eq.items.size() == secs.items.size());
+    CHECK(eq.steps.size() == secs.steps.size());
+    for (std::size_t k = 0; k < eq.items.size(); ++k) {
+      CAPTURE(k);
+      CHECK(eq.items[k].review_th == secs.items[k].review_th);
+      CHECK(eq.items[k].delta_t == secs.items[k].delta_t);
+      CHECK(eq.items[k].lapses == secs.items[k].lapses);
+      CHECK(history(eq, eq.items[k]) == history(secs, secs.items[k]));
+    }
+    // ... and non_secs_review_th lists the non-secs rows.
+    std::vector<std::int64_t> expected;
+    for (const Item& it : day.items) expected.push_back(it.review_th);
+    CHECK(eq.non_secs_review_th == expected);
+    CHECK(secs.non_secs_review_th.empty());
+    CHECK(day.non_secs_review_th.empty());
+  }
+  // By hand, with --short: in time order card 0's days 0 0 0 are review_th 1-3,
+  // card 1's days 1 1 1 are 4-6, then c0 d2 (7), c1 d4 d4 (8, 9), c0 d7 d7
+  // (10, 11), c1 d12 (12), c1 d13 (13), c0 d15 (14). Non-secs rows: the first
+  // review of each later day; secs rows: every review but the cards' first.
+  PreprocessOptions o = no_filter(true);
+  o.secs = true;
+  o.equalize_test_with_non_secs = true;
+  const Dataset eq = srs::data::preprocess(b.build(), o);
+  CHECK(eq.non_secs_review_th == std::vector<std::int64_t>{7, 8, 10, 12, 13, 14});
+  CHECK(eq.items.size() == 12);
+}
+
+TEST_CASE("preprocess equalize: rows keep the secs lapse count (every earlier Again)") {
+  // Decision on pipeline.md §10.2: an equalize row's rmse_bins_lapse is the secs
+  // count. Card 0 of the worked example: R4 has 1 lapse (R1's Again) where the
+  // non-secs run has 0.
+  PreprocessOptions o = no_filter(true);
+  o.secs = true;
+  o.equalize_test_with_non_secs = true;
+  const Dataset eq = srs::data::preprocess(worked_example(), o);
+  REQUIRE(eq.non_secs_review_th == std::vector<std::int64_t>{4, 5, 7});
+  for (const Item& it : eq.items) {
+    if (it.review_th == 4) CHECK(it.lapses == 1);
+    if (it.review_th == 5) CHECK(it.lapses == 1);
+    if (it.review_th == 7) CHECK(it.lapses == 2);
+  }
+}
+
+TEST_CASE("preprocess equalize: needs secs; a failed check names the user and the row") {
+  PreprocessOptions o = no_filter(true);
+  o.equalize_test_with_non_secs = true;
   CHECK_THROWS_AS(srs::data::preprocess(worked_example(), o), srs::UsageError);
+
+  // A review a day later but 0 seconds later: a non-secs row, not a secs row.
+  Revlog log = LogBuilder().card(3, {{0, 3}, {2, 3}, {5, 3}}).build();
+  log.user = "u42";
+  log.rows[1].elapsed_seconds = 0;
+  o.secs = true;
+  try {
+    (void)srs::data::preprocess(log, o);
+    FAIL("expected srs::Error");
+  } catch (const srs::UsageError&) {
+    FAIL("expected a data error, not a usage error");
+  } catch (const srs::Error& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.find("user u42") != std::string::npos);
+    CHECK(what.find("review_th 2") != std::string::npos);
+    CHECK(what.find("card 3") != std::string::npos);
+    CHECK(what.find("not among the secs rows") != std::string::npos);
+  }
+  // Too few rows in either dataset: NotEnoughData, as the reference skips the user.
+  PreprocessOptions strict;
+  strict.secs = true;
+  strict.short_term = true;
+  strict.equalize_test_with_non_secs = true;
+  CHECK_THROWS_AS(srs::data::preprocess(worked_example(), strict), srs::NotEnoughData);
 }

@@ -13,9 +13,11 @@
 //     optim::train + core::predict; `parameters` holds the last fold's vectors,
 //     one per training partition in order of first appearance;
 //   * a test partition unseen in training is predicted with the rounded
-//     defaults; a training failure (InadequateData: every history longer than
-//     64 steps, or no i == 2 rows for the S0 fit) falls back to the defaults
-//     and is counted in `fallbacks`;
+//     defaults; a partition's training failure (InadequateData: every history
+//     longer than 64 steps, or no i == 2 rows for the S0 fit) falls back to the
+//     fold's user-level model (counted in `user_fallbacks`); without partitions
+//     to the defaults (counted in `fallbacks`); the whole chain with a mock
+//     model is in partitions.test.cpp;
 //   * TrainMode::defaults predicts with the default parameters; float32 vs
 //     float64 predictions; --recency training uses recency_weights per partition;
 //   * the metric values equal the metrics computed over `predictions` directly;
@@ -363,9 +365,10 @@ TEST_CASE("evaluator: a test partition unseen in training uses the rounded defau
   }
 }
 
-TEST_CASE("evaluator: a training failure falls back to the defaults and is counted") {
+TEST_CASE("evaluator: a partition that cannot be trained falls back to the fold's user-level model") {
   // n = 60, q = 10. Partition 0: short histories. Partition 2 (rows r % 3 == 1,
-  // first at row 1, so in every fold's training set) cannot be trained on.
+  // first at row 1, so in every fold's training set) cannot be trained on; a
+  // model trained on the fold's whole training set can.
   const auto make = [](bool long_histories) {
     std::vector<RowSpec> rows;
     for (std::size_t r = 0; r < 60; ++r) {
@@ -397,20 +400,30 @@ TEST_CASE("evaluator: a training failure falls back to the defaults and is count
     CHECK_THROWS_AS(srs::optim::train(Fsrs6{}, ds, std::span<const std::size_t>(part2)), srs::InadequateData);
 
     const UserResult res = Eval<Fsrs6, srs::eval::LogLoss>(Fsrs6{}, {}, with_mode(TrainMode::full)).run(ds);
-    CHECK(res.fallbacks == 5);  // one per fold
+    CHECK(res.user_fallbacks == 5);  // one per fold
+    CHECK(res.fallbacks == 0);
     REQUIRE(res.parameters.size() == 2);
     CHECK(res.parameters[0].first == 0);
     CHECK(res.parameters[1].first == 2);
     const Params w0 = to_params(res.parameters[0].second);
     CHECK(w0 != defaults);
-    CHECK(to_params(res.parameters[1].second) == defaults);
-    // Every partition-2 test row is predicted with the defaults.
+    // Partition 2's parameters are the user-level model of the last fold (rows 0..49).
+    std::vector<std::size_t> all(50);
+    for (std::size_t r = 0; r < 50; ++r) all[r] = r;
+    const Params user_level = srs::optim::train(Fsrs6{}, ds, std::span<const std::size_t>(all));
+    CHECK(to_params(res.parameters[1].second) == user_level);
+    CHECK(user_level != w0);
+    // Every partition-2 test row is predicted with its fold's user-level model.
     REQUIRE(res.size == 50);
     std::size_t checked = 0;
     for (std::size_t j = 0; j < res.size; ++j) {
       const Item& it = ds.items[res.rows[j]];
       if (it.partition != 2) continue;
-      CHECK(res.predictions[j].p == predict32(defaults, ds, it));
+      const std::size_t begin = 10 * (j / 10 + 1);  // the fold's first test row
+      std::vector<std::size_t> fold_rows(begin);
+      for (std::size_t r = 0; r < begin; ++r) fold_rows[r] = r;
+      CHECK(res.predictions[j].p ==
+            predict32(srs::optim::train(Fsrs6{}, ds, std::span<const std::size_t>(fold_rows)), ds, it));
       ++checked;
     }
     CHECK(checked == 17);  // rows 10..59 with r % 3 == 1
@@ -418,7 +431,27 @@ TEST_CASE("evaluator: a training failure falls back to the defaults and is count
   SUBCASE("no training at all: no fallbacks") {
     const UserResult res = Eval<Fsrs6, srs::eval::LogLoss>(Fsrs6{}, {}, with_mode(TrainMode::defaults)).run(make(true));
     CHECK(res.fallbacks == 0);
+    CHECK(res.user_fallbacks == 0);
   }
+}
+
+TEST_CASE("evaluator: a training failure without partitions falls back to the defaults") {
+  // One partition: every row's history is longer than 64 steps, so nothing can
+  // be trained; the user-level model would be the same training, so the
+  // fallback is the defaults directly.
+  std::vector<RowSpec> rows(30);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    rows[r].hist_len = 65 + r % 5;
+    rows[r].y = r % 4 == 0 ? 0 : 1;
+  }
+  const Dataset ds = hand_dataset(rows);
+  const UserResult res = Eval<Fsrs6, srs::eval::LogLoss>(Fsrs6{}, {}, with_mode(TrainMode::full)).run(ds);
+  CHECK(res.fallbacks == 5);
+  CHECK(res.user_fallbacks == 0);
+  REQUIRE(res.parameters.size() == 1);
+  CHECK(to_params(res.parameters[0].second) == rounded_defaults());
+  for (std::size_t j = 0; j < res.size; ++j)
+    CHECK(res.predictions[j].p == predict32(rounded_defaults(), ds, ds.items[res.rows[j]]));
 }
 
 TEST_CASE("evaluator: TrainMode::defaults predicts with the default parameters") {

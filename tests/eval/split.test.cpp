@@ -132,3 +132,84 @@ TEST_CASE("TimeSeriesSplit: folds tile the evaluated rows and the train window e
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// EqualizeSplit (pipeline.md §2.17)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// A secs dataset with the given review_th and non-secs rows.
+srs::data::Dataset equalize_dataset(const std::vector<std::int64_t>& secs, const std::vector<std::int64_t>& non_secs) {
+  srs::data::Dataset d;
+  for (std::int64_t th : secs) {
+    srs::data::Item it;
+    it.review_th = th;
+    d.items.push_back(it);
+  }
+  d.non_secs_review_th = non_secs;
+  return d;
+}
+
+}  // namespace
+
+static_assert(srs::Splitter<srs::eval::EqualizeSplit>);
+
+TEST_CASE("EqualizeSplit: folds of the non-secs rows, carried over to the secs rows by review_th") {
+  // Secs rows: review_th 1..24 without 6, 12, 18, 22 (20 rows, indices 0..19).
+  std::vector<std::int64_t> secs;
+  for (std::int64_t th = 1; th <= 24; ++th)
+    if (th != 6 && th != 12 && th != 18 && th != 22) secs.push_back(th);
+  // Non-secs rows: 12 of them, so q = 2 and the test blocks are their elements 2-3, 4-5, ..., 10-11.
+  const std::vector<std::int64_t> non_secs = {2, 4, 7, 9, 10, 13, 15, 17, 19, 20, 21, 23};
+  const srs::data::Dataset d = equalize_dataset(secs, non_secs);
+  const srs::eval::EqualizeSplit s;
+  CHECK(s.n_splits == 5);
+  CHECK(s.num_folds(d) == 5);
+  // Fold k: test = the secs rows of non-secs test block k; train = every secs row
+  // before its first review_th (secs rows between two test rows, like 8, are neither).
+  struct Expected {
+    std::size_t train_end;
+    std::vector<std::size_t> test;
+  };
+  const Expected expected[] = {
+      {5, {5, 7}},     // test review_th 7, 9; train review_th < 7
+      {8, {8, 10}},    // 10, 13; < 10
+      {12, {12, 14}},  // 15, 17; < 15
+      {15, {15, 16}},  // 19, 20; < 19
+      {17, {17, 18}},  // 21, 23; < 21
+  };
+  for (std::size_t k = 0; k < 5; ++k) {
+    CAPTURE(k);
+    const srs::Fold f = s.fold(d, k);
+    CHECK(f.train == range(0, expected[k].train_end));
+    CHECK(f.test == expected[k].test);
+  }
+}
+
+TEST_CASE("EqualizeSplit: equals TimeSeriesSplit when the two row sets agree") {
+  for (std::size_t n : {6u, 7u, 13u, 50u, 101u}) {
+    CAPTURE(n);
+    std::vector<std::int64_t> th;
+    for (std::size_t r = 0; r < n; ++r) th.push_back(static_cast<std::int64_t>(3 * r + 2));
+    const srs::data::Dataset d = equalize_dataset(th, th);
+    for (std::size_t splits : {2u, 5u}) {
+      if (n < splits + 1) continue;
+      for (std::size_t k = 0; k < splits; ++k) {
+        const srs::Fold a = srs::eval::EqualizeSplit{splits}.fold(d, k);
+        const srs::Fold b = srs::eval::TimeSeriesSplit{splits}.fold(d, k);
+        CHECK(a.train == b.train);
+        CHECK(a.test == b.test);
+      }
+    }
+  }
+}
+
+TEST_CASE("EqualizeSplit: errors") {
+  const srs::eval::EqualizeSplit s;
+  // A dataset not built for equalize mode.
+  CHECK_THROWS_AS((void)s.fold(dataset_of_size(30), 0), srs::UsageError);
+  // Fewer than 6 non-secs rows: the user is skipped, as with TimeSeriesSplit.
+  CHECK_THROWS_AS((void)s.fold(equalize_dataset({1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5}), 0), srs::NotEnoughData);
+  CHECK_THROWS_AS((void)s.fold(equalize_dataset({1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6}), 5), srs::UsageError);
+}

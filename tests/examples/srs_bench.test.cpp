@@ -18,9 +18,18 @@
 //   * a broken CSV: the other users are written, the broken one is named on
 //     stderr with its file, line and column, exit status 1; a user with too
 //     few rows is skipped (exit 0) and counted in the summary line;
-//   * --demo --demo-users 2 runs and prints the table.
+//   * --demo --demo-users 2 runs and prints the table;
+//   * the pipeline modes: --secs, --secs --equalize_test_with_non_secs and
+//     --partitions preset|deck write FSRS-6-short-secs, FSRS-6-short-secs-
+//     equalize_test_with_non_secs, FSRS-6-short-preset and FSRS-6-short-deck,
+//     each line exactly the library's for the same user and mode;
+//     --partitions with a user lacking its tables fails that user alone with a
+//     message naming where they were looked for; --equalize_test_with_non_secs
+//     without --secs, a bad --partitions value and --partitions with --demo are
+//     usage errors.
 #include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
 
+#include <algorithm>    // std::max
 #include <chrono>       // std::chrono::steady_clock
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
@@ -41,6 +50,7 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/revlog.hpp>      // srs::data::Revlog
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/data/tables.hpp>      // srs::data::parse_cards_csv, parse_decks_csv, assign_partitions
 #include <srs/detail/json.hpp>      // srs::detail::json::parse, Value
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/eval/report.hpp>      // srs::eval::result_line, raw_line
@@ -204,12 +214,28 @@ TEST_CASE("srs_bench: --help documents every flag") {
   const Run r = bench(tmp, "--help");
   CHECK(r.status == 0);
   CHECK(contains(r.out, "Usage:"));
-  const char* flags[] = {"--data",      "--demo",    "--demo-users",  "--model",     "--short", "--default",
-                         "--S0",        "--recency", "--two_buttons", "--precision", "--out",   "--raw",
-                         "--overwrite", "--threads", "--quiet",       "--help"};
+  const char* flags[] = {"--data",
+                         "--demo",
+                         "--demo-users",
+                         "--model",
+                         "--short",
+                         "--secs",
+                         "--default",
+                         "--S0",
+                         "--recency",
+                         "--two_buttons",
+                         "--precision",
+                         "--out",
+                         "--raw",
+                         "--overwrite",
+                         "--threads",
+                         "--quiet",
+                         "--help",
+                         "--partitions",
+                         "--equalize_test_with_non_secs"};
   for (const std::string flag : flags) {
     CAPTURE(flag);
-    CHECK(contains(r.out, flag + " "));
+    CHECK((contains(r.out, flag + " ") || contains(r.out, flag + "\n")));
   }
   // -h is a short form of --help.
   const Run h = bench(tmp, "-h");
@@ -217,9 +243,24 @@ TEST_CASE("srs_bench: --help documents every flag") {
   CHECK(h.out == r.out);
   // ... and the parser accepts each of them: with an unknown flag after it, the
   // complaint is about the unknown flag only.
-  const std::string values[] = {"--data x",  "--demo", "--demo-users 2", "--model AVG",   "--short",
-                                "--default", "--S0",   "--recency",      "--two_buttons", "--precision double",
-                                "--out x",   "--raw",  "--overwrite",    "--threads 2",   "--quiet"};
+  const std::string values[] = {"--data x",
+                                "--demo",
+                                "--demo-users 2",
+                                "--model AVG",
+                                "--short",
+                                "--secs",
+                                "--equalize_test_with_non_secs",
+                                "--partitions deck",
+                                "--default",
+                                "--S0",
+                                "--recency",
+                                "--two_buttons",
+                                "--precision double",
+                                "--out x",
+                                "--raw",
+                                "--overwrite",
+                                "--threads 2",
+                                "--quiet"};
   for (const std::string& v : values) {
     CAPTURE(v);
     const Run u = bench(tmp, v + " --no-such-flag");
@@ -267,6 +308,10 @@ TEST_CASE("srs_bench: usage errors exit with status 2 and name the problem") {
       {common + " --model FSRS-99", {"unknown model", "FSRS-99"}},
       {common + " --model FSRS-6 --precision half", {"--precision", "'half'"}},
       {common + " --model AVG --demo-users 3", {"--demo-users", "needs --demo"}},
+      {common + " --model FSRS-6 --equalize_test_with_non_secs", {"--equalize_test_with_non_secs", "needs --secs"}},
+      {common + " --model FSRS-6 --partitions note", {"--partitions", "none, preset or deck", "'note'"}},
+      {common + " --model FSRS-6 --partitions", {"--partitions", "needs a value"}},
+      {"--demo --partitions preset --out " + sh_quote(out.string()), {"--partitions needs --data"}},
       {common, {"--model"}},
       {"--data " + sh_quote((tmp.path / "missing").string()) + " --model AVG --out " + sh_quote(out.string()),
        {"missing", "does not exist"}},
@@ -430,4 +475,152 @@ TEST_CASE("srs_bench: --demo") {
   CHECK(contains(lines[5], "2 users: 2 evaluated, 0 skipped"));
   check_result_file(out / "FSRS-6.jsonl", {"1", "2"}, true);
   check_result_file(out / "AVG.jsonl", {"1", "2"}, false);
+}
+
+// ---------------------------------------------------------------------------
+// Pipeline modes: --secs, --equalize_test_with_non_secs, --partitions
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// The cards and decks tables of a simulated user: card c in deck c % 3; decks 0
+/// and 1 share preset 4, deck 2 has preset 6; every 10th card is missing (deleted).
+std::pair<std::string, std::string> tables_for(const srs::data::Revlog& log) {
+  std::int64_t max_card = 0;
+  for (const auto& r : log.rows) max_card = std::max(max_card, r.card_id);
+  std::string cards = "card_id,note_id,deck_id\n";
+  for (std::int64_t c = 0; c <= max_card; ++c)
+    if (c % 10 != 9) cards += std::to_string(c) + "," + std::to_string(c / 2) + "," + std::to_string(c % 3) + "\n";
+  return {cards, "deck_id,parent_id,preset_id\n0,,4\n1,0,4\n2,0,6\n"};
+}
+
+/// The result line srs-bench should write for `log` in a pipeline mode (--short, FSRS-6).
+std::string expected_mode_line(const srs::data::Revlog& log, bool secs, bool equalize, srs::data::PartitionBy by) {
+  srs::data::PreprocessOptions po;
+  po.short_term = true;
+  po.secs = secs;
+  po.equalize_test_with_non_secs = equalize;
+  srs::data::Dataset ds = srs::data::preprocess(log, po);
+  if (by != srs::data::PartitionBy::none) {
+    const auto [cards, decks] = tables_for(log);
+    srs::data::assign_partitions(ds, srs::data::parse_cards_csv(cards, "cards.csv"),
+                                 srs::data::parse_decks_csv(decks, "decks.csv"), by);
+  }
+  srs::models::Fsrs6 model;
+  model.secs = secs;
+  if (equalize)
+    return srs::eval::result_line(
+        srs::eval::StandardEvaluator<srs::models::Fsrs6, srs::eval::EqualizeSplit>(model).run(ds));
+  return srs::eval::result_line(srs::eval::StandardEvaluator<srs::models::Fsrs6>(model).run(ds));
+}
+
+/// Writes `users` as <user>/revlogs.csv, with cards.csv and decks.csv beside them when `tables`.
+void write_user_folders(const fs::path& dir, const std::vector<srs::data::Revlog>& users, bool tables) {
+  for (const auto& u : users) {
+    fs::create_directories(dir / u.user);
+    srs::data::write_revlog_csv(dir / u.user / "revlogs.csv", u);
+    if (!tables) continue;
+    const auto [cards, decks] = tables_for(u);
+    std::ofstream(dir / u.user / "cards.csv", std::ios::binary) << cards;
+    std::ofstream(dir / u.user / "decks.csv", std::ios::binary) << decks;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("srs_bench: --secs and --equalize_test_with_non_secs name and fill their result files") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  const std::vector<srs::data::Revlog> users = {small_user("1", 1), small_user("2", 2)};
+  write_users(data, users);
+  const fs::path out = tmp.path / "out";
+  const std::string common = "--data " + sh_quote(data.string()) +
+                             " --model FSRS-6 --short --threads 2 --quiet --out " + sh_quote(out.string());
+  const Run secs = bench(tmp, common + " --secs");
+  CAPTURE(secs.err);
+  REQUIRE(secs.status == 0);
+  const Run eq = bench(tmp, common + " --secs --equalize_test_with_non_secs");
+  CAPTURE(eq.err);
+  REQUIRE(eq.status == 0);
+  const fs::path secs_file = out / "FSRS-6-short-secs.jsonl";
+  const fs::path eq_file = out / "FSRS-6-short-secs-equalize_test_with_non_secs.jsonl";
+  check_result_file(secs_file, {"1", "2"}, true);
+  check_result_file(eq_file, {"1", "2"}, true);
+  CHECK(contains(secs.out, "FSRS-6-short-secs "));
+  CHECK(contains(eq.out, "FSRS-6-short-secs-equalize_test_with_non_secs "));
+  const std::vector<std::string> secs_lines = lines_of(read_file(secs_file));
+  const std::vector<std::string> eq_lines = lines_of(read_file(eq_file));
+  for (std::size_t k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(secs_lines[k] == expected_mode_line(users[k], true, false, srs::data::PartitionBy::none));
+    CHECK(eq_lines[k] == expected_mode_line(users[k], true, true, srs::data::PartitionBy::none));
+    // Equalize evaluates the non-secs run's rows: the same size as FSRS-6-short.
+    srs::data::PreprocessOptions po;
+    po.short_term = true;
+    const std::size_t n = srs::data::preprocess(users[k], po).size();
+    CHECK(json::parse(eq_lines[k]).at("size").as_int() == static_cast<std::int64_t>(5 * (n / 6)));
+    CHECK(json::parse(secs_lines[k]).at("size").as_int() > json::parse(eq_lines[k]).at("size").as_int());
+  }
+}
+
+TEST_CASE("srs_bench: --partitions preset|deck reads the tables beside the revlogs") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  const std::vector<srs::data::Revlog> users = {small_user("1", 1), small_user("2", 2)};
+  write_user_folders(data, users, true);
+  const fs::path out = tmp.path / "out";
+  const std::string common = "--data " + sh_quote(data.string()) +
+                             " --model FSRS-6 --short --threads 2 --quiet --out " + sh_quote(out.string());
+  for (const auto by : {srs::data::PartitionBy::preset, srs::data::PartitionBy::deck}) {
+    const std::string name(srs::data::partition_by_name(by));
+    CAPTURE(name);
+    const Run r = bench(tmp, common + " --partitions " + name);
+    CAPTURE(r.err);
+    REQUIRE(r.status == 0);
+    const fs::path file = out / ("FSRS-6-short-" + name + ".jsonl");
+    REQUIRE(fs::exists(file));
+    const std::vector<std::string> lines = lines_of(read_file(file));
+    REQUIRE(lines.size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+      CAPTURE(k);
+      CHECK(lines[k] == expected_mode_line(users[k], false, false, by));
+      // One parameter vector per partition, keyed by its id.
+      const json::Value params = json::parse(lines[k]).at("parameters");
+      if (by == srs::data::PartitionBy::preset) {
+        CHECK(params.contains("4"));
+        CHECK(params.contains("6"));
+        CHECK(params.contains("-1"));  // the deleted cards
+      } else {
+        CHECK(params.contains("0"));
+        CHECK(params.contains("1"));
+        CHECK(params.contains("2"));
+      }
+    }
+  }
+  // The suffix order of pipeline.md §8: -secs before -equalize..., partitions last.
+  const Run all = bench(tmp, common + " --secs --equalize_test_with_non_secs --partitions preset --recency");
+  CAPTURE(all.err);
+  CHECK(all.status == 0);
+  CHECK(fs::exists(out / "FSRS-6-short-secs-recency-equalize_test_with_non_secs-preset.jsonl"));
+}
+
+TEST_CASE("srs_bench: --partitions fails a user without tables, names where they were looked for") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  write_user_folders(data, {small_user("1", 1), small_user("3", 3)}, true);
+  write_user_folders(data, {small_user("2", 2)}, false);  // no cards.csv / decks.csv
+  const fs::path out = tmp.path / "out";
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model FSRS-6 --short --partitions preset --out " +
+                               sh_quote(out.string()) + " --threads 2");
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  CHECK(r.status == 1);
+  CHECK(contains(r.err, "user 2"));
+  CHECK(contains(r.err, (data / "2" / "cards.csv").string()));
+  CHECK(contains(r.err, (data / "2" / "decks.csv").string()));
+  CHECK(contains(r.out, "3 users: 2 evaluated, 0 skipped with fewer than 6 evaluation rows, 1 failed"));
+  const std::vector<std::string> lines = lines_of(read_file(out / "FSRS-6-short-preset.jsonl"));
+  REQUIRE(lines.size() == 2);
+  CHECK(json::parse(lines[0]).at("user").as_int() == 1);
+  CHECK(json::parse(lines[1]).at("user").as_int() == 3);
 }

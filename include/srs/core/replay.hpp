@@ -18,8 +18,7 @@ namespace srs::core {
 
 /// The model state after the reviews in `history` (which must not be empty:
 /// its first step is the card's first review).
-template <class M, class T>
-requires MemoryModelOver<M, T>
+template <class T, StepwiseOver<T> M>
 typename M::template State<T> replay(const M& model, std::span<const T, M::num_params> w,
                                      std::span<const data::Step> history) {
   auto state = model.init(w, history[0]);
@@ -27,11 +26,15 @@ typename M::template State<T> replay(const M& model, std::span<const T, M::num_p
   return state;
 }
 
-/// P(recall) `delta_t` days after the last review in `history`.
-template <class M, class T>
-requires MemoryModelOver<M, T> T predict(const M& model, std::span<const T, M::num_params> w,
-                                         std::span<const data::Step> history, double delta_t) {
-  return model.recall(w, replay(model, w, history), delta_t);
+/// P(recall) `delta_t` days after the last review in `history`: the model's own
+/// predict() when it has one, else replay() followed by recall().
+template <class T, MemoryModelOver<T> M>
+T predict(const M& model, std::span<const T, M::num_params> w, std::span<const data::Step> history, double delta_t) {
+  if constexpr (HistoryOver<M, T>) {
+    return model.predict(w, history, delta_t);
+  } else {
+    return model.recall(w, replay(model, w, history), delta_t);
+  }
 }
 
 /// Binary cross-entropy of a prediction as PyTorch's BCELoss computes it: each

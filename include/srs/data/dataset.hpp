@@ -9,13 +9,20 @@
 /// sequence before the item, `steps[hist_begin, hist_begin + hist_len)`. This is
 /// exactly the reference's per-row `tensor` of (interval, rating) pairs, without
 /// the quadratic copy.
+///
+/// Two optional parts: `Item::partition` (the preset or deck of the item's card,
+/// pipeline.md §2.16, filled in by data::assign_partitions; 0 without
+/// partitions) and `Dataset::non_secs_review_th` (equalize mode, §2.17: which
+/// rows a non-secs run would evaluate; read by eval::EqualizeSplit).
 #pragma once
 
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::int32_t, std::int64_t
-#include <span>     // std::span
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t, std::int64_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 namespace srs::data {
 
@@ -38,7 +45,7 @@ struct Item {
   std::int32_t rating = 0;        ///< rating of this review (after --two_buttons mapping)
   std::int32_t y = 0;             ///< 1 = recalled (rating > 1), 0 = forgotten
   std::int32_t first_rating = 0;  ///< the card's first rating
-  std::int32_t partition = 0;     ///< preset/deck partition (0 without partitions)
+  std::int32_t partition = 0;     ///< preset_id or deck_id of the card (-1 if unknown); 0 without partitions
   std::size_t hist_begin = 0;     ///< offset of the card's first step in Dataset::steps
   std::size_t hist_len = 0;       ///< number of history steps (the reference's seq_len)
 };
@@ -48,9 +55,33 @@ struct Dataset {
   std::string user;
   std::vector<Step> steps;  ///< every card's kept review sequence, back to back
   std::vector<Item> items;  ///< final rows, sorted by review_th
+  /// Equalize mode only (--secs --equalize_test_with_non_secs, pipeline.md §2.17):
+  /// the review_th of the rows the same user's non-secs run has, ascending; each
+  /// is also in `items`. eval::EqualizeSplit folds on these. Empty otherwise.
+  std::vector<std::int64_t> non_secs_review_th;
 
   std::span<const Step> history(const Item& item) const { return {steps.data() + item.hist_begin, item.hist_len}; }
   std::size_t size() const noexcept { return items.size(); }
 };
+
+/// What `Item::partition` holds (pipeline.md §2.16; the reference's --partitions).
+enum class PartitionBy {
+  none,    ///< every item in partition 0
+  preset,  ///< the preset_id of the card's deck
+  deck,    ///< the deck_id of the card
+};
+
+/// The flag value of a PartitionBy: "none", "preset" or "deck".
+constexpr std::string_view partition_by_name(PartitionBy by) noexcept {
+  return by == PartitionBy::preset ? "preset" : by == PartitionBy::deck ? "deck" : "none";
+}
+
+/// The PartitionBy named `name` ("none", "preset", "deck"), if any.
+constexpr std::optional<PartitionBy> parse_partition_by(std::string_view name) noexcept {
+  if (name == "none") return PartitionBy::none;
+  if (name == "preset") return PartitionBy::preset;
+  if (name == "deck") return PartitionBy::deck;
+  return std::nullopt;
+}
 
 }  // namespace srs::data

@@ -14,24 +14,43 @@
 /// `cards.csv` and `decks.csv` (tables of the same dataset) are not users; hidden entries (names starting with '.') and
 /// anything else are ignored. Users come back sorted: ids made only of digits first, in numeric order (2 before 10, as
 /// the dataset's user ids 1..10000), then the others in lexicographic (byte) order.
+///
+/// A user's cards and decks tables (for partitions, pipeline.md §2.16) sit
+/// beside its revlogs as in anki-revlogs-10k (see table_locations()):
+///
+///   <user>/revlogs.csv                 <user>/cards.csv, <user>/decks.csv
+///   revlogs/user_id=<user>/data.csv    cards/user_id=<user>/data.csv, decks/user_id=<user>/data.csv
+///
+/// A flat `<user>.csv` file has no tables.
 #pragma once
 
 #include <algorithm>     // std::all_of, std::sort
 #include <cstddef>       // std::size_t
 #include <filesystem>    // std::filesystem::path, directory_iterator, status
+#include <optional>      // std::optional
 #include <string>        // std::string
 #include <string_view>   // std::string_view
 #include <system_error>  // std::error_code
+#include <utility>       // std::move
 #include <vector>        // std::vector
 
 #include <srs/core/error.hpp>  // srs::UsageError
 
 namespace srs::data {
 
-/// One user found by discover_users(): its id and its revlogs CSV file.
+/// One user found by discover_users(): its id, its revlogs CSV file, and its
+/// cards and decks tables if they exist where table_locations() looks.
 struct UserSource {
   std::string user;
   std::filesystem::path revlogs;
+  std::filesystem::path cards;  ///< the cards table (card_id,note_id,deck_id); empty if not found
+  std::filesystem::path decks;  ///< the decks table (deck_id,parent_id,preset_id); empty if not found
+};
+
+/// Where the cards and decks tables of one user are looked for.
+struct TableLocations {
+  std::filesystem::path cards;
+  std::filesystem::path decks;
 };
 
 namespace detail {
@@ -82,6 +101,51 @@ inline bool is_folder(const std::filesystem::path& p) {
 }
 
 /// Adds `revlogs/user_id=<u>/data.csv` users found under `partitions`.
+inline void add_partition_users(const std::filesystem::path& partitions, std::vector<UserSource>& users);
+
+}  // namespace detail
+
+/// Where the cards and decks tables of the user whose revlogs are in `revlogs`
+/// are looked for, as anki-revlogs-10k lays them out:
+///
+///   .../<dir>/revlogs.csv               -> <dir>/cards.csv, <dir>/decks.csv
+///   <root>/revlogs/user_id=<u>/data.csv -> <root>/cards/user_id=<u>/data.csv,
+///                                          <root>/decks/user_id=<u>/data.csv
+///
+/// (the second as absolute paths). Any other file, e.g. a flat `<user>.csv`,
+/// has no table locations: std::nullopt. Nothing is checked on disk.
+inline std::optional<TableLocations> table_locations(const std::filesystem::path& revlogs) {
+  namespace fs = std::filesystem;
+  const std::string name = revlogs.filename().string();
+  if (name == "revlogs.csv")
+    return TableLocations{revlogs.parent_path() / "cards.csv", revlogs.parent_path() / "decks.csv"};
+  if (name != "data.csv") return std::nullopt;
+  const fs::path abs = fs::absolute(revlogs).lexically_normal();
+  const fs::path part = abs.parent_path();  // user_id=<u>
+  const std::string part_name = part.filename().string();
+  const std::string_view prefix = detail::user_partition_prefix;
+  if (part_name.size() <= prefix.size() || std::string_view(part_name).substr(0, prefix.size()) != prefix ||
+      part.parent_path().filename() != "revlogs")
+    return std::nullopt;
+  const fs::path root = part.parent_path().parent_path();
+  return TableLocations{root / "cards" / part_name / "data.csv", root / "decks" / part_name / "data.csv"};
+}
+
+/// A UserSource for `revlogs`, with the cards and decks tables that exist at
+/// table_locations(revlogs) (each found table set, the others left empty).
+inline UserSource make_user_source(std::string user, std::filesystem::path revlogs) {
+  UserSource u;
+  u.user = std::move(user);
+  u.revlogs = std::move(revlogs);
+  if (const auto loc = table_locations(u.revlogs)) {
+    if (detail::is_file(loc->cards)) u.cards = loc->cards;
+    if (detail::is_file(loc->decks)) u.decks = loc->decks;
+  }
+  return u;
+}
+
+namespace detail {
+
 inline void add_partition_users(const std::filesystem::path& partitions, std::vector<UserSource>& users) {
   for (const auto& entry : std::filesystem::directory_iterator(partitions)) {
     const std::filesystem::path& sub = entry.path();
@@ -90,7 +154,7 @@ inline void add_partition_users(const std::filesystem::path& partitions, std::ve
         std::string_view(name).substr(0, user_partition_prefix.size()) != user_partition_prefix || !is_folder(sub))
       continue;
     const std::filesystem::path file = sub / "data.csv";
-    if (is_file(file)) users.push_back({name.substr(user_partition_prefix.size()), file});
+    if (is_file(file)) users.push_back(make_user_source(name.substr(user_partition_prefix.size()), file));
   }
 }
 
@@ -136,7 +200,7 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
     if (data.extension() != ".csv")
       throw UsageError("the data path '" + data.string() +
                        "' is not a .csv file; expected a revlogs CSV file or a directory of users");
-    return {UserSource{user_from_path(data), data}};
+    return {make_user_source(user_from_path(data), data)};
   }
   if (!fs::is_directory(status))
     throw UsageError("the data path '" + data.string() + "' is neither a CSV file nor a directory");
@@ -144,7 +208,7 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
   // A user's own folder (it holds revlogs.csv, like the anki-revlogs-10k and
   // shared dataset layouts): that one user; its other files (cards.csv,
   // decks.csv, an Anki export ...) are not users.
-  if (detail::is_file(data / "revlogs.csv")) return {UserSource{detail::folder_name(data), data / "revlogs.csv"}};
+  if (detail::is_file(data / "revlogs.csv")) return {make_user_source(detail::folder_name(data), data / "revlogs.csv")};
 
   std::vector<UserSource> users;
   try {
@@ -154,9 +218,9 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
       const std::string name = p.filename().string();
       if (detail::is_file(p)) {
         if (p.extension() != ".csv" || name == "cards.csv" || name == "decks.csv") continue;
-        users.push_back({p.stem().string(), p});
+        users.push_back(make_user_source(p.stem().string(), p));
       } else if (detail::is_folder(p)) {
-        if (detail::is_file(p / "revlogs.csv")) users.push_back({name, p / "revlogs.csv"});
+        if (detail::is_file(p / "revlogs.csv")) users.push_back(make_user_source(name, p / "revlogs.csv"));
         if (name == "revlogs") detail::add_partition_users(p, users);
       }
     }

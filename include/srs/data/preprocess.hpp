@@ -3,25 +3,37 @@
 /// The reference benchmark's per-user preprocessing (pipeline.md §2): from a raw
 /// review log to the rows every model is trained and evaluated on.
 ///
-/// Steps, in order (non-secs mode):
+/// Steps, in order:
 ///   2.1  review_th = 1..N in file order
 ///   2.3  per-card order (stable by card_id, then review_th)
 ///   2.4  drop ratings outside 1..4            2.5  --two_buttons: 2, 4 -> 3
 ///   2.6  keep each card's first 2*max_seq_len (= 128) reviews
-///   2.7  delta_t = max(0, elapsed_days)
-///   2.8  without --short: drop same-day reviews (elapsed_days == 0) entirely
-///   2.9  histories = the card's earlier kept reviews (interval, rating)
+///   2.7  delta_t = max(0, elapsed_days); secs mode: max(0, elapsed_seconds / 86400)
+///   2.8  without --short: drop same-day reviews (elapsed_days == 0) entirely,
+///        in both modes
+///   2.9  histories = the card's earlier kept reviews (delta_t, rating): whole
+///        days, or fractional days in secs mode
 ///   2.10 y = [rating > 1]; first_rating; rmse_bins_lapse = earlier reviews with
-///        rating 1 and delta_t > 0
-///   2.11 with --short: same-day reviews stay in histories but are not rows
-///   2.12 i = 1 + (card's reviews so far, inclusive, with elapsed_days > 0)
-///   2.13 outlier filter on the i == 2 rows per first rating, then each card is
-///        cut at its first discontinuity in i
+///        rating 1 and delta_t > 0 (secs mode: every earlier rating 1, see below)
+///   2.11 with --short: rows with delta_t == 0 stay in histories but are not
+///        rows (the card's first review stays a row)
+///   2.12 i = 1 + (card's reviews so far, inclusive, with elapsed_days > 0),
+///        day-based in both modes
+///   2.13 non-secs only: outlier filter on the i == 2 rows per first rating,
+///        then each card is cut at its first discontinuity in i
 ///   2.14 final rows: delta_t > 0, sorted by review_th     2.15  at least 6 rows
+///   2.17 equalize (--secs --equalize_test_with_non_secs): both datasets are
+///        built, checked against each other, and the secs one is returned with
+///        the review_th of the non-secs rows in Dataset::non_secs_review_th
 ///
-/// Secs mode (§2.7/§2.17) and partitions (§2.16) are not implemented yet:
-/// `Item::delta_t` and `Step::t` are doubles and `Item::partition` exists so
-/// that they fit in without changing the layout.
+/// Secs mode (`PreprocessOptions::secs`) differs only where the reference's
+/// float intervals make it differ: histories and `Item::delta_t` are
+/// elapsed_seconds / 86400; same-day reviews with a non-zero number of seconds
+/// become rows; there is no outlier filter; and every earlier Again counts as a
+/// lapse, because the reference tests `str(delta_t) != "0"`, and a float delta_t
+/// prints as "0.0". `Item::elapsed_days` and `Item::i` stay day values (the
+/// RMSE(bins) keys use days in every mode). Partitions (§2.16) are joined
+/// afterwards by data::assign_partitions (srs/data/tables.hpp).
 #pragma once
 
 #include <algorithm>  // std::stable_sort, std::sort, std::max
@@ -33,7 +45,7 @@
 #include <string>     // std::string, std::to_string
 #include <vector>     // std::vector
 
-#include <srs/core/error.hpp>    // srs::NotEnoughData, srs::UsageError
+#include <srs/core/error.hpp>    // srs::Error, srs::NotEnoughData, srs::UsageError
 #include <srs/data/dataset.hpp>  // Dataset, Item, Step
 #include <srs/data/revlog.hpp>   // Revlog, RevlogRow
 
@@ -41,13 +53,17 @@ namespace srs::data {
 
 /// Options of the pipeline, named after the reference's command-line flags.
 struct PreprocessOptions {
-  bool short_term = false;       ///< --short: same-day reviews are kept in histories
-  bool two_buttons = false;      ///< --two_buttons: Hard and Easy become Good
-  bool secs = false;             ///< --secs: fractional intervals (not implemented yet)
+  bool short_term = false;   ///< --short: same-day reviews are kept in histories
+  bool two_buttons = false;  ///< --two_buttons: Hard and Easy become Good
+  bool secs = false;         ///< --secs: intervals in fractional days (elapsed_seconds / 86400)
+  /// --equalize_test_with_non_secs (needs `secs`): return the secs dataset with
+  /// Dataset::non_secs_review_th set, for eval::EqualizeSplit (pipeline.md §2.17).
+  bool equalize_test_with_non_secs = false;
   std::size_t max_seq_len = 64;  ///< --max_seq_len: cards keep their first 2*max_seq_len reviews
   std::size_t min_rows = 6;      ///< users with fewer final rows raise NotEnoughData
-  /// The outlier filter of §2.13. Always on in the reference's non-secs mode;
-  /// turning it off keeps every card's rows (useful for small logs in apps).
+  /// The outlier filter of §2.13. Always on in the reference's non-secs mode
+  /// (secs mode never has it); turning it off keeps every card's rows (useful
+  /// for small logs in apps).
   bool outlier_filter = true;
 };
 
@@ -57,6 +73,7 @@ namespace detail {
 struct CardRow {
   std::size_t raw;       ///< index into Revlog::rows (review_th - 1)
   std::size_t position;  ///< index in the card's kept sequence (= history length)
+  double delta_t;        ///< the interval to predict at (days, or fractional days in secs mode)
   std::int32_t i;        ///< review-day index
   std::int32_t lapses;   ///< rmse_bins_lapse
   bool removed = false;  ///< removed by the outlier filter
@@ -101,13 +118,11 @@ inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::s
   }
 }
 
-}  // namespace detail
-
-/// Run the pipeline of pipeline.md §2 on one user's log.
-/// @throws NotEnoughData when fewer than `opt.min_rows` rows remain (the
-///         reference skips such users), UsageError for unsupported options.
-inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) {
-  if (opt.secs) throw UsageError("--secs (fractional intervals) is not implemented yet");
+/// The pipeline of pipeline.md §2 in one mode (non-secs or secs, without the
+/// equalize step). If `step_days` is given, it receives each step's interval in
+/// whole days, max(0, elapsed_days), parallel to Dataset::steps (the day-based
+/// t_history that the equalize checks compare).
+inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, std::vector<std::int32_t>* step_days) {
   const std::size_t n = log.rows.size();
   const std::size_t cap = 2 * opt.max_seq_len;
 
@@ -124,7 +139,8 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
   Dataset ds;
   ds.user = log.user;
   ds.steps.reserve(n);
-  std::vector<detail::CardRow> cand;         // candidate rows of all cards, in card order
+  if (step_days) step_days->clear();
+  std::vector<CardRow> cand;                 // candidate rows of all cards, in card order
   std::vector<std::size_t> card_begin_cand;  // first candidate of each card
   std::vector<std::size_t> card_begin_step;  // first step of each card
   cand.reserve(n);
@@ -137,22 +153,30 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
     std::size_t kept = 0;          // reviews kept after 2.4 and the 2.6 cap
     std::size_t position = 0;      // reviews kept after 2.8 (history length of the next row)
     std::int32_t day_reviews = 0;  // reviews so far with elapsed_days > 0 (for i)
-    std::int32_t lapses = 0;       // earlier reviews with rating 1 and delta_t > 0
+    std::int32_t lapses = 0;       // earlier reviews counted as lapses (2.10)
     for (std::size_t k = b; k < e; ++k) {
       const std::size_t raw = order[k];
       const RevlogRow& r = log.rows[raw];
       if (r.rating < 1 || r.rating > 4) continue;            // 2.4
       if (++kept > cap) break;                               // 2.6 (first 128 reviews of the card)
-      if (!opt.short_term && r.elapsed_days == 0) continue;  // 2.8
+      if (!opt.short_term && r.elapsed_days == 0) continue;  // 2.8 (day-based in both modes)
       const int rating = mapped_rating(r);
-      const std::int32_t delta_t = std::max<std::int32_t>(0, r.elapsed_days);
-      if (r.elapsed_days > 0) ++day_reviews;
-      // 2.11: with --short, same-day reviews are history only (the first review stays a row).
-      if (r.elapsed_days != 0 || kept == 1) {
-        cand.push_back({raw, position, 1 + day_reviews, lapses});
+      // 2.7: whole days, or fractional days in secs mode (0 for the card's first review).
+      const std::int32_t days = std::max<std::int32_t>(0, r.elapsed_days);
+      const double delta_t = opt.secs ? (r.elapsed_seconds > 0 ? static_cast<double>(r.elapsed_seconds) / 86400.0 : 0.0)
+                                      : static_cast<double>(days);
+      if (r.elapsed_days > 0) ++day_reviews;  // 2.12: i counts review days in both modes
+      // 2.11: with --short, reviews with delta_t == 0 are history only (the
+      // card's first review stays a row). Without --short every remaining
+      // review is a row candidate; 2.14 keeps those with delta_t > 0.
+      if (!opt.short_term || delta_t != 0 || kept == 1) {
+        cand.push_back({raw, position, delta_t, 1 + day_reviews, lapses});
       }
-      ds.steps.push_back({static_cast<double>(delta_t), rating});
-      if (rating == 1 && delta_t > 0) ++lapses;
+      ds.steps.push_back({delta_t, rating});
+      if (step_days) step_days->push_back(days);
+      // 2.10: non-secs: an Again after a day or more; secs: every Again (the
+      // reference's str(delta_t) != "0" is always true for a float).
+      if (rating == 1 && (opt.secs || delta_t > 0)) ++lapses;
       ++position;
     }
     b = e;
@@ -161,8 +185,8 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
 
   auto item_first_rating = [&](std::size_t card) { return static_cast<int>(ds.steps[card_begin_step[card]].rating); };
 
-  // 2.13: outlier filter on the i == 2 rows, per first rating.
-  if (opt.outlier_filter) {
+  // 2.13: outlier filter on the i == 2 rows, per first rating (non-secs only).
+  if (opt.outlier_filter && !opt.secs) {
     std::array<std::vector<std::size_t>, 5> by_first_rating;
     for (std::size_t c = 0; c + 1 < card_begin_cand.size(); ++c) {
       for (std::size_t k = card_begin_cand[c]; k < card_begin_cand[c + 1]; ++k) {
@@ -173,7 +197,7 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
     for (int fr = 1; fr <= 4; ++fr) {
       auto& rows = by_first_rating[static_cast<std::size_t>(fr)];
       if (rows.empty()) continue;
-      detail::remove_outliers(cand, rows, log, fr);
+      remove_outliers(cand, rows, log, fr);
       for (std::size_t k : rows) kept_i2 += cand[k].removed ? 0 : 1;
     }
     if (kept_i2 == 0) {
@@ -181,24 +205,26 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
     }
   }
 
-  // Continuity: cut each card at the first row whose i is not the previous i + 1;
-  // keep the final rows (delta_t > 0, i.e. every row but the card's first).
+  // Continuity (non-secs only, part of 2.13): cut each card at the first row
+  // whose i is not the previous i + 1. Keep the final rows (2.14: delta_t > 0).
   for (std::size_t c = 0; c + 1 < card_begin_cand.size(); ++c) {
     std::int32_t prev_i = 0;
     bool first = true;
     const int first_rating = item_first_rating(c);
     for (std::size_t k = card_begin_cand[c]; k < card_begin_cand[c + 1]; ++k) {
-      const detail::CardRow& cr = cand[k];
+      const CardRow& cr = cand[k];
       if (cr.removed) continue;
-      if (!first && cr.i != prev_i + 1) break;
-      first = false;
-      prev_i = cr.i;
+      if (!opt.secs) {
+        if (!first && cr.i != prev_i + 1) break;
+        first = false;
+        prev_i = cr.i;
+      }
+      if (!(cr.delta_t > 0)) continue;  // 2.14
       const RevlogRow& r = log.rows[cr.raw];
-      if (r.elapsed_days <= 0) continue;  // 2.14: delta_t > 0
       Item it;
       it.review_th = static_cast<std::int64_t>(cr.raw) + 1;
       it.card_id = r.card_id;
-      it.delta_t = static_cast<double>(r.elapsed_days);
+      it.delta_t = cr.delta_t;
       it.elapsed_days = r.elapsed_days;
       it.i = cr.i;
       it.lapses = cr.lapses;
@@ -214,9 +240,66 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
   std::sort(ds.items.begin(), ds.items.end(), [](const Item& a, const Item& b) { return a.review_th < b.review_th; });
   if (ds.items.size() < opt.min_rows) {
     throw NotEnoughData("user " + log.user + " does not have enough data: " + std::to_string(ds.items.size()) +
-                        " rows after preprocessing, at least " + std::to_string(opt.min_rows) + " needed");
+                        " rows after preprocessing" + (opt.secs ? " (secs mode)" : "") + ", at least " +
+                        std::to_string(opt.min_rows) + " needed");
   }
   return ds;
+}
+
+/// The equalize step of pipeline.md §2.17: build the non-secs and the secs
+/// dataset (same other options), check that every non-secs row is a secs row
+/// with the same i and the same day-based history (intervals and ratings), and
+/// return the secs dataset with Dataset::non_secs_review_th set.
+inline Dataset build_equalized(const Revlog& log, PreprocessOptions opt) {
+  opt.equalize_test_with_non_secs = false;
+  opt.secs = false;
+  const Dataset days = build_dataset(log, opt, nullptr);
+  opt.secs = true;
+  std::vector<std::int32_t> secs_step_days;
+  Dataset secs = build_dataset(log, opt, &secs_step_days);
+
+  auto fail = [&](const Item& row, const std::string& what) {
+    throw Error("user " + log.user + ": equalize (pipeline.md §2.17): the non-secs row with review_th " +
+                std::to_string(row.review_th) + " (card " + std::to_string(row.card_id) + ") " + what);
+  };
+  secs.non_secs_review_th.reserve(days.items.size());
+  std::size_t j = 0;
+  for (const Item& a : days.items) {
+    while (j < secs.items.size() && secs.items[j].review_th < a.review_th) ++j;
+    if (j == secs.items.size() || secs.items[j].review_th != a.review_th) fail(a, "is not among the secs rows");
+    const Item& b = secs.items[j];
+    if (a.i != b.i) fail(a, "has i = " + std::to_string(a.i) + ", but i = " + std::to_string(b.i) + " in secs mode");
+    if (a.hist_len != b.hist_len)
+      fail(a, "has a history of " + std::to_string(a.hist_len) + " reviews, but " + std::to_string(b.hist_len) +
+                  " in secs mode");
+    for (std::size_t k = 0; k < a.hist_len; ++k) {
+      const Step& sa = days.steps[a.hist_begin + k];
+      const Step& sb = secs.steps[b.hist_begin + k];
+      if (sa.rating != sb.rating || sa.t != static_cast<double>(secs_step_days[b.hist_begin + k]))
+        fail(a, "has a different day-based history than in secs mode (step " + std::to_string(k + 1) + ")");
+    }
+    secs.non_secs_review_th.push_back(a.review_th);
+  }
+  return secs;
+}
+
+}  // namespace detail
+
+/// Run the pipeline of pipeline.md §2 on one user's log.
+///
+/// With `opt.equalize_test_with_non_secs` (which needs `opt.secs`) the result
+/// is the secs dataset plus Dataset::non_secs_review_th (§2.17), to be split
+/// with eval::EqualizeSplit.
+/// @throws NotEnoughData when fewer than `opt.min_rows` rows remain (in either
+///         dataset of the equalize mode; the reference skips such users),
+///         UsageError for equalize without secs, srs::Error when the equalize
+///         checks fail (naming the user and the row)
+inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) {
+  if (opt.equalize_test_with_non_secs) {
+    if (!opt.secs) throw UsageError("--equalize_test_with_non_secs needs --secs");
+    return detail::build_equalized(log, opt);
+  }
+  return detail::build_dataset(log, opt, nullptr);
 }
 
 }  // namespace srs::data

@@ -4,13 +4,21 @@
 /// the reference benchmark (pipeline.md §3).
 ///
 /// For each fold of the splitter: for each partition of the training rows (in
-/// order of first appearance) a fresh model is trained from its defaults (a
-/// training failure of the InadequateData kind falls back to the default
-/// parameters); then each test partition is predicted with its own fold's
-/// parameters (the defaults for a partition unseen in training). Predictions
-/// of all folds are pooled — fold after fold, partition by partition — and the
-/// metrics are computed once on the pooled set. The reported parameters are
-/// the last fold's.
+/// order of first appearance) a fresh model is trained from its defaults; then
+/// each test partition is predicted with its own fold's parameters (the
+/// defaults for a partition unseen in training). Predictions of all folds are
+/// pooled — fold after fold, partition by partition — and the metrics are
+/// computed once on the pooled set. The reported parameters are the last
+/// fold's, one vector per training partition.
+///
+/// A training failure of the InadequateData kind ("Training data is
+/// inadequate.", "Not enough data for pretraining!") falls back, as the
+/// reference's --partitions mode does, first to a user-level model trained on
+/// the fold's whole training set (with recency weights if set; trained at most
+/// once per fold), and if that fails too, to the default parameters. Without
+/// partitions (one partition, the whole training set) the user-level model
+/// would be the same training again, so the fallback is the defaults directly,
+/// as the reference does in that mode.
 ///
 ///     srs::eval::Evaluator<srs::models::Fsrs6, srs::eval::TimeSeriesSplit,
 ///                          srs::eval::LogLoss, srs::eval::Auc> ev;
@@ -35,7 +43,7 @@
 #include <srs/core/replay.hpp>    // core::predict
 #include <srs/data/dataset.hpp>   // data::Dataset
 #include <srs/eval/metrics.hpp>   // LogLoss, RmseBins, Auc, Rmse, Mbe
-#include <srs/eval/split.hpp>     // TimeSeriesSplit
+#include <srs/eval/split.hpp>     // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/trainer.hpp>  // optim::train, optim::TrainOptions
 
 namespace srs::eval {
@@ -62,7 +70,8 @@ struct UserResult {
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
   std::vector<Prediction> predictions;  ///< pooled, in pooled order
   std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
-  std::size_t fallbacks = 0;            ///< trainings that fell back to the defaults (InadequateData)
+  std::size_t fallbacks = 0;            ///< partition trainings that fell back to the defaults (InadequateData)
+  std::size_t user_fallbacks = 0;       ///< partition trainings that fell back to the fold's user-level model
 
   /// Value of a metric by name (empty if absent or undefined).
   std::optional<double> metric(std::string_view name) const {
@@ -151,24 +160,49 @@ class Evaluator {
     Params defaults = model_.default_params();
     optim::detail::round_params(model_, std::span<double, N>(defaults));
 
+    // One training run on `rows` (in time order); throws InadequateData.
+    auto train_on = [&](const std::vector<std::size_t>& rows) -> Params {
+      const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
+      if constexpr (SelfTrained<M>) {
+        return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                            options_.train.mode);
+      } else if constexpr (DualTrainable<M>) {
+        return optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                            options_.train);
+      } else {
+        return defaults;
+      }
+    };
+    // The user-level fallback: trained on the whole fold, at most once.
+    bool user_level_tried = false;
+    bool user_level_ok = false;
+    Params user_level = defaults;
+
     std::vector<std::pair<std::int32_t, Params>> trained;
     for (std::int32_t part : partitions(ds, fold.train)) {
       std::vector<std::size_t> rows;
       for (std::size_t r : fold.train)
         if (ds.items[r].partition == part) rows.push_back(r);
-      const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
       Params w = defaults;
       try {
-        if constexpr (SelfTrained<M>) {
-          w = model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
-                           options_.train.mode);
-        } else if constexpr (DualTrainable<M>) {
-          w = optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
-                           options_.train);
-        }
+        w = train_on(rows);
       } catch (const InadequateData&) {
-        w = defaults;
-        ++res.fallbacks;
+        if (rows.size() < fold.train.size() && !user_level_tried) {
+          user_level_tried = true;
+          try {
+            user_level = train_on(fold.train);
+            user_level_ok = true;
+          } catch (const InadequateData&) {
+            user_level_ok = false;
+          }
+        }
+        if (rows.size() < fold.train.size() && user_level_ok) {
+          w = user_level;
+          ++res.user_fallbacks;
+        } else {
+          w = defaults;
+          ++res.fallbacks;
+        }
       }
       trained.emplace_back(part, w);
     }
@@ -195,9 +229,9 @@ class Evaluator {
   EvalOptions options_;
 };
 
-/// The evaluator srs-bench uses: sklearn's TimeSeriesSplit(5) and the metrics
-/// of the reference's result files.
-template <Model M>
-using StandardEvaluator = Evaluator<M, TimeSeriesSplit, LogLoss, RmseBins, Auc, Rmse, Mbe>;
+/// The evaluator srs-bench uses: sklearn's TimeSeriesSplit(5) (EqualizeSplit in
+/// equalize mode) and the metrics of the reference's result files.
+template <Model M, Splitter S = TimeSeriesSplit>
+using StandardEvaluator = Evaluator<M, S, LogLoss, RmseBins, Auc, Rmse, Mbe>;
 
 }  // namespace srs::eval

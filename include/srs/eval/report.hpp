@@ -22,29 +22,37 @@
 #include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
+#include <srs/data/dataset.hpp>    // data::PartitionBy, data::partition_by_name
 #include <srs/detail/json.hpp>     // srs::detail::json::Value, dump
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/eval/evaluator.hpp>  // eval::UserResult
 
 namespace srs::eval {
 
-/// The flags that change a result's name, in the reference's suffix order.
+/// The flags that change a result's name, in the reference's suffix order (pipeline.md §8).
 struct RunFlags {
   bool defaults = false;     ///< --default      → "-default"
   bool s0 = false;           ///< --S0           → "-S0"
   bool two_buttons = false;  ///< --two_buttons  → "-binary" (our addition; the reference has no suffix)
   bool short_term = false;   ///< --short        → "-short"
+  bool secs = false;         ///< --secs         → "-secs"
   bool recency = false;      ///< --recency      → "-recency"
+  bool equalize = false;     ///< --equalize_test_with_non_secs → "-equalize_test_with_non_secs"
+  data::PartitionBy partitions = data::PartitionBy::none;  ///< --partitions preset|deck → "-preset" / "-deck"
 };
 
-/// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short".
+/// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short",
+/// "FSRS-6-short-secs-equalize_test_with_non_secs", "FSRS-6-short-preset".
 inline std::string result_name(std::string_view model, const RunFlags& f) {
   std::string name(model);
   if (f.defaults) name += "-default";
   if (f.s0) name += "-S0";
   if (f.two_buttons) name += "-binary";
   if (f.short_term) name += "-short";
+  if (f.secs) name += "-secs";
   if (f.recency) name += "-recency";
+  if (f.equalize) name += "-equalize_test_with_non_secs";
+  if (f.partitions != data::PartitionBy::none) name.append("-").append(data::partition_by_name(f.partitions));
   return name;
 }
 

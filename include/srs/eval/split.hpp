@@ -20,11 +20,17 @@
 /// (`fold(n, k)` for the index lists, `bounds(n, k)` for the three numbers
 /// alone, `first_test(n)` for the start of the evaluated rows, as MOVING-AVG
 /// and RMSE-BINS-EXPLOIT need).
+///
+/// `EqualizeSplit` is the split of the equalize mode (pipeline.md §2.17,
+/// `--secs --equalize_test_with_non_secs`): TimeSeriesSplit on the rows of the
+/// user's non-secs run, carried over to the secs rows by review_th.
 #pragma once
 
 #include <cstddef>  // std::size_t
+#include <cstdint>  // std::int64_t
 #include <numeric>  // std::iota
 #include <string>   // std::string, std::to_string
+#include <vector>   // std::vector
 
 #include <srs/concepts.hpp>      // srs::Fold, srs::Splitter
 #include <srs/core/error.hpp>    // srs::NotEnoughData, srs::UsageError
@@ -100,5 +106,57 @@ struct TimeSeriesSplit {
 };
 
 static_assert(srs::Splitter<TimeSeriesSplit>);
+
+/// The split of the equalize mode (pipeline.md §2.17): the folds of
+/// TimeSeriesSplit(n_splits) over the user's **non-secs** rows, applied to the
+/// secs rows of the dataset. For fold k, with T = the non-secs test block:
+///
+///   train = the dataset's rows with review_th < min review_th of T
+///   test  = the dataset's rows whose review_th is in T
+///
+/// So the test rows are exactly the rows a non-secs run evaluates (predicted
+/// from secs-mode histories), and training uses every earlier secs row,
+/// same-day targets and outlier-filtered cards included.
+///
+/// The non-secs rows come with the dataset: `Dataset::non_secs_review_th`, which
+/// data::preprocess fills when PreprocessOptions::equalize_test_with_non_secs is
+/// set. Keeping them in the dataset (rather than in the splitter) keeps the
+/// splitter a stateless policy that one Evaluator applies to every user.
+struct EqualizeSplit {
+  std::size_t n_splits = 5;  ///< number of folds K (the reference's --n_splits); at least 2
+
+  /// The number of folds, n_splits.
+  std::size_t num_folds(const data::Dataset& /*d*/) const noexcept { return n_splits; }
+
+  /// Fold k (indices into d.items).
+  /// @throws srs::UsageError if d has no non-secs rows (not built for equalize
+  ///         mode), or for a bad k or n_splits; srs::NotEnoughData if there are
+  ///         fewer than n_splits + 1 non-secs rows
+  Fold fold(const data::Dataset& d, std::size_t k) const {
+    const std::vector<std::int64_t>& ref = d.non_secs_review_th;
+    if (ref.empty()) {
+      throw UsageError(
+          "EqualizeSplit needs Dataset::non_secs_review_th: preprocess the user with "
+          "PreprocessOptions::secs and equalize_test_with_non_secs");
+    }
+    const FoldBounds b = TimeSeriesSplit{n_splits}.bounds(ref.size(), k);
+    const std::int64_t test_first = ref[b.test_begin];
+    Fold f;
+    std::size_t j = b.test_begin;  // next non-secs test row to match (both lists ascend)
+    for (std::size_t r = 0; r < d.items.size(); ++r) {
+      const std::int64_t th = d.items[r].review_th;
+      if (th < test_first) {
+        f.train.push_back(r);
+        continue;
+      }
+      while (j < b.test_end && ref[j] < th) ++j;
+      if (j == b.test_end) break;
+      if (ref[j] == th) f.test.push_back(r);
+    }
+    return f;
+  }
+};
+
+static_assert(srs::Splitter<EqualizeSplit>);
 
 }  // namespace srs::eval

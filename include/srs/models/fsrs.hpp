@@ -30,6 +30,13 @@
 /// i > 2 only; 5 and 6 the S0 fit, then all parameters with the L2 penalty
 /// toward the post-S0 vector. The S0 fit uses Boost.Math's Brent minimizer
 /// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
+///
+/// Secs mode (`model.secs = true`, for datasets preprocessed with
+/// PreprocessOptions::secs, whose intervals are fractional days; pipeline.md
+/// §7.2, §7.3, models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
+/// instead of s_min (also the lower bound of the S0 fit and of the w0..w3 boxes),
+/// weights rounded to 6 decimals, the S0 fit without Laplace smoothing of the
+/// recall and without the |s - s0|/16 term, and FSRS-4.5's secs defaults.
 #pragma once
 
 #include <algorithm>    // std::min, std::max, std::clamp
@@ -319,31 +326,53 @@ struct FsrsBase {
   double s_min = Derived::default_s_min;  ///< stability floor (and lower clamp of w0..w3 where boxed)
   double s_max = 36500;     ///< stability ceiling
   double init_s_max = 100;  ///< upper bound of the S0 fit (and of w0..w3 where boxed)
+  /// Secs mode (--secs): the model sees fractional-day intervals; see the file
+  /// comment. s_min then gives way to secs_s_min.
+  bool secs = false;
+  double secs_s_min = 1e-6;  ///< the stability floor in secs mode (pipeline.md §7.2)
 
-  std::array<double, N> default_params() const { return Derived::defaults; }
+  /// The stability floor in use: s_min, or secs_s_min in secs mode.
+  double min_stability() const noexcept { return secs ? secs_s_min : s_min; }
+
+  /// Decimals of the reported weights: Derived::decimals, or 6 in secs mode.
+  int weight_decimals() const noexcept { return secs ? 6 : Derived::decimals; }
+
+  /// The defaults; in secs mode Derived::secs_defaults where the version has
+  /// them (FSRS-4.5).
+  std::array<double, N> default_params() const {
+    if constexpr (requires { Derived::secs_defaults; }) {
+      if (secs) return Derived::secs_defaults;
+    }
+    return Derived::defaults;
+  }
 
   /// Parameter boxes (models.md §3), applied after every optimizer step.
-  void clamp(std::span<double, N> w) const { detail::clamp_to_boxes(w, Derived::boxes, s_min, init_s_max); }
+  void clamp(std::span<double, N> w) const { detail::clamp_to_boxes(w, Derived::boxes, min_stability(), init_s_max); }
 
   optim::TrainingSettings training() const { return {.lr = 0.04, .n_epoch = 5, .batch_size = 512}; }
 
-  /// The reference reports (and predicts with) weights rounded to Derived::decimals.
+  /// The reference reports (and predicts with) weights rounded to
+  /// Derived::decimals (6 in secs mode).
   void round_params(std::span<double, N> w) const {
-    for (auto& x : w) x = srs::detail::round_decimal(x, Derived::decimals);
+    const int decimals = weight_decimals();
+    for (auto& x : w) x = srs::detail::round_decimal(x, decimals);
   }
 };
 
 /// The initial-stability fit of the v4 lineage (models.md §3.5), as a hook:
 /// sets w0..w3 from the training rows with i == 2, fitting each first
-/// rating's S0 under the model's own curve at its default decay.
+/// rating's S0 under the model's own curve at its default decay. The prior
+/// centres are the model's default w0..w3 (default_params(), so the secs
+/// defaults in secs mode); secs mode fits on the plain recall, without the
+/// Laplace smoothing and the |s - s0|/16 term, within [secs_s_min, init_s_max].
 template <class Derived, std::size_t N>
 struct WithS0Fit : FsrsBase<Derived, N> {
   void initialize(std::span<double, N> w, const data::Dataset& d, std::span<const std::size_t> rows) const {
     const auto [groups, average] = detail::collect_s0_groups(d, rows);
-    const auto& def = Derived::defaults;
-    const auto s0 =
-        detail::fit_initial_stability(groups, average, {def[0], def[1], def[2], def[3]}, this->s_min, this->init_s_max,
-                                      true, [](double t, double s) { return Derived::s0_curve(t, s); });
+    const std::array<double, N> def = this->default_params();
+    const auto s0 = detail::fit_initial_stability(groups, average, {def[0], def[1], def[2], def[3]},
+                                                  this->min_stability(), this->init_s_max, !this->secs,
+                                                  [](double t, double s) { return Derived::s0_curve(t, s); });
     for (std::size_t k = 0; k < 4; ++k) w[k] = s0[k];
   }
 };
@@ -376,7 +405,7 @@ struct Fsrs1 : FsrsBase<Fsrs1, 7> {
     using V = core::value_t<T>;
     const int g = first.rating;
     const T s = w[0] * V(0.25) * V(std::pow(2.0, g - 1));
-    return {clamp(s, V(s_min), V(s_max)), w[1] - V(g) + V(3), T(V(g < 2 ? 2 - g : 0))};
+    return {clamp(s, V(min_stability()), V(s_max)), w[1] - V(g) + V(3), T(V(g < 2 ? 2 - g : 0))};
   }
 
   template <class T>
@@ -395,7 +424,7 @@ struct Fsrs1 : FsrsBase<Fsrs1, 7> {
     } else {
       s = w[0] * exp(w[6] * st.lapses);
     }
-    return {clamp(s, V(s_min), V(s_max)), d, st.lapses + V(g < 2 ? 2 - g : 0)};
+    return {clamp(s, V(min_stability()), V(s_max)), d, st.lapses + V(g < 2 ? 2 - g : 0)};
   }
 
   template <class T>
@@ -443,7 +472,7 @@ struct Fsrs2 : FsrsBase<Fsrs2, 14> {
     using core::clamp;
     using V = core::value_t<T>;
     const int g = first.rating;
-    return {clamp(w[0] * (w[1] * V(g - 1) + V(1)), V(s_min), V(s_max)),
+    return {clamp(w[0] * (w[1] * V(g - 1) + V(1)), V(min_stability()), V(s_max)),
             clamp(w[2] * (w[3] * V(g - 4) + V(1)), V(1), V(10))};
   }
 
@@ -459,7 +488,7 @@ struct Fsrs2 : FsrsBase<Fsrs2, 14> {
     const T d = clamp(w[5] * target + (V(1) - w[5]) * (st.d + w[4] * V(g - 3)), V(1), V(10));
     const T s = g > 1 ? st.s * (V(1) + exp(w[6]) * pow(d, w[7]) * pow(st.s, w[8]) * (exp((V(1) - r) * w[9]) - V(1)))
                       : w[10] * pow(d, w[11]) * pow(st.s, w[12]) * (exp((V(1) - r) * w[13]) - V(1));
-    return {clamp(s, V(s_min), V(s_max)), d};
+    return {clamp(s, V(min_stability()), V(s_max)), d};
   }
 
   template <class T>
@@ -507,7 +536,7 @@ struct Fsrs3 : FsrsBase<Fsrs3, 13> {
     using core::clamp;
     using V = core::value_t<T>;
     const int g = first.rating;
-    return {clamp(w[0] + w[1] * V(g - 1), V(s_min), V(s_max)), clamp(w[2] + w[3] * V(g - 3), V(1), V(10))};
+    return {clamp(w[0] + w[1] * V(g - 1), V(min_stability()), V(s_max)), clamp(w[2] + w[3] * V(g - 3), V(1), V(10))};
   }
 
   template <class T>
@@ -521,7 +550,7 @@ struct Fsrs3 : FsrsBase<Fsrs3, 13> {
     const T d = clamp(w[5] * w[2] + (V(1) - w[5]) * (st.d + w[4] * V(g - 3)), V(1), V(10));
     const T s = g > 1 ? st.s * (V(1) + exp(w[6]) * (V(11) - d) * pow(st.s, w[7]) * (exp((V(1) - r) * w[8]) - V(1)))
                       : w[9] * pow(d, w[10]) * pow(st.s, w[11]) * exp((V(1) - r) * w[12]);
-    return {clamp(s, V(s_min), V(s_max)), d};
+    return {clamp(s, V(min_stability()), V(s_max)), d};
   }
 
   template <class T>
@@ -551,7 +580,7 @@ struct Fsrs4Like : WithS0Fit<Derived, 17> {
     using V = core::value_t<T>;
     const int g = first.rating;
     const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 0);
-    return {clamp(w[k], V(this->s_min), V(this->s_max)), clamp(w[4] - w[5] * V(g - 3), V(1), V(10))};
+    return {clamp(w[k], V(this->min_stability()), V(this->s_max)), clamp(w[4] - w[5] * V(g - 3), V(1), V(10))};
   }
 
   template <class T>
@@ -569,7 +598,7 @@ struct Fsrs4Like : WithS0Fit<Derived, 17> {
       if constexpr (Derived::failure_capped_by_s) s = min(s, st.s);
     }
     const T d = clamp(w[7] * w[4] + (V(1) - w[7]) * (st.d - w[6] * V(g - 3)), V(1), V(10));
-    return {clamp(s, V(this->s_min), V(this->s_max)), d};
+    return {clamp(s, V(this->min_stability()), V(this->s_max)), d};
   }
 
   template <class T>
@@ -619,7 +648,8 @@ struct Fsrs4 : detail::Fsrs4Like<Fsrs4> {
 };
 
 /// FSRS-4.5 (models.md §3.6): curve R = (1 + 19/81 t/S)^-0.5, failure capped by S,
-/// its own defaults and boxes; weights rounded to 6 decimals (as other.py at 399354).
+/// its own defaults (and secs-mode defaults) and boxes; weights rounded to 6
+/// decimals (as other.py at 399354).
 struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
   static constexpr std::string_view name = "FSRS-4.5";
   static constexpr int decimals = 6;
@@ -628,6 +658,10 @@ struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
   static constexpr std::array<double, 17> defaults{0.4872, 1.4003, 3.7145, 13.8206, 5.1618, 1.2298,
                                                    0.8975, 0.031,  1.6474, 0.1367,  1.0461, 2.1072,
                                                    0.0793, 0.3246, 1.587,  0.2272,  2.8755};
+  /// The defaults in secs mode (models.md §3.6), fitted on fractional-day intervals.
+  static constexpr std::array<double, 17> secs_defaults{0.0012, 0.0826, 0.8382, 26.2146, 4.8622, 1.0311,
+                                                        0.8295, 0.0379, 2.0884, 0.4704,  1.2009, 1.7196,
+                                                        0.1874, 0.1593, 1.5636, 0.2358,  3.3175};
   static constexpr std::array<detail::Box, 17> boxes{{{-detail::unbounded, detail::unbounded},
                                                       {-detail::unbounded, detail::unbounded},
                                                       {-detail::unbounded, detail::unbounded},
@@ -704,7 +738,7 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
     using core::clamp;
     using V = core::value_t<T>;
     const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
-    return {clamp(w[k], V(s_min), V(s_max)), clamp(detail::init_difficulty_v5(w, first.rating), V(1), V(10))};
+    return {clamp(w[k], V(min_stability()), V(s_max)), clamp(detail::init_difficulty_v5(w, first.rating), V(1), V(10))};
   }
 
   template <class T>
@@ -722,7 +756,7 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
       s = g > 1 ? detail::stability_after_success(w, st.s, st.d, r, g)
                 : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / exp(w[17] * w[18]));
     }
-    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
+    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
   }
 
   template <class T>
@@ -802,7 +836,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     using core::clamp;
     using V = core::value_t<T>;
     const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
-    return {clamp(w[k], V(s_min), V(s_max)), clamp(init_difficulty(w, first.rating), V(1), V(10))};
+    return {clamp(w[k], V(min_stability()), V(s_max)), clamp(init_difficulty(w, first.rating), V(1), V(10))};
   }
 
   template <class T>
@@ -824,7 +858,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
       s = g > 1 ? detail::stability_after_success(w, st.s, st.d, r, g)
                 : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / exp(w[17] * w[18]));
     }
-    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
+    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
   }
 
   template <class T>

@@ -78,6 +78,22 @@ template <class M>
 concept HasFrozen = requires(const M& m) {
   { m.frozen() } -> std::convertible_to<std::array<bool, M::num_params>>;
 };
+/// The length the reference's BatchDataset sees for a row (its feature tensor's
+/// first dimension): the 64-step cap and the batch sort use it. Default: the
+/// history length (FSRS); HLR/DASH have fixed-size features, ACT-R counts the
+/// review being predicted too.
+template <class M>
+concept HasTrainingLength = requires(const M& m, const data::Item& it) {
+  { m.training_length(it) } -> std::convertible_to<std::size_t>;
+};
+template <class M>
+std::size_t training_length(const M& model, const data::Item& it) {
+  if constexpr (HasTrainingLength<M>) {
+    return model.training_length(it);
+  } else {
+    return it.hist_len;
+  }
+}
 template <class M>
 concept HasTrainingFilter = requires(const M& m, const data::Item& it) {
   { m.keep_for_training(it) } -> std::convertible_to<bool>;
@@ -137,7 +153,8 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   eval_rows.reserve(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const data::Item& it = ds.items[rows[k]];
-    if (it.hist_len > cfg.max_seq_len || it.hist_len == 0) continue;
+    const std::size_t len = detail::training_length(model, it);
+    if (len > cfg.max_seq_len || it.hist_len == 0) continue;
     const Row row{rows[k], weights.empty() ? 1.0 : weights[k]};
     eval_rows.push_back(row);
     if constexpr (detail::HasTrainingFilter<M>) {
@@ -147,7 +164,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   }
   if (eval_rows.empty() || grad_rows.empty()) throw InadequateData("Training data is inadequate.");
   const auto by_length = [&](const Row& a, const Row& b) {
-    return ds.items[a.item].hist_len < ds.items[b.item].hist_len;
+    return detail::training_length(model, ds.items[a.item]) < detail::training_length(model, ds.items[b.item]);
   };
   std::stable_sort(eval_rows.begin(), eval_rows.end(), by_length);
   std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
