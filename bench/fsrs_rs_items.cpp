@@ -104,10 +104,10 @@ Params compute_parameters_rules(const models::FsrsRs& m, const UserFold& u) {
   w = m.fit(train, models::detail::rs_recency_weights(train.size()), w);
   std::array<bool, 4> known{};
   for (std::size_t k = 0; k < 4; ++k) known[k] = s0.count[k] > 0;
-  const auto smoothed = models::detail::rs_smooth_and_fill(
+  const auto smoothed = models::detail::repair_and_fill(
       {w[0], w[1], w[2], w[3]}, known, s0.count,
       {models::Fsrs6::defaults[0], models::Fsrs6::defaults[1], models::Fsrs6::defaults[2], models::Fsrs6::defaults[3]},
-      m.s_min, m.init_s_max);
+      m.s_min, m.init_s_max, true);
   for (std::size_t k = 0; k < 4; ++k) w[k] = smoothed[k];
   return w;
 }

@@ -45,7 +45,10 @@ Input:
 
 Models (repeatable; names as in the benchmark's tables):
   --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
-                      FSRS-rs, AVG (default with --demo: FSRS-6 and AVG)
+                      FSRS-rs, HLR, DASH, DASH[MCM], DASH[ACT-R], ACT-R, SM-2,
+                      SM-2-trainable, Anki-SM-2, Anki-SM-2-trainable, Ebisu-v2,
+                      MOVING-AVG, RMSE-BINS-EXPLOIT, AVG
+                      (default with --demo: FSRS-6 and AVG)
 
 Protocol flags (as in the reference benchmark; they also name the result file):
   --short             include same-day reviews in the histories (suffix -short)
@@ -73,8 +76,9 @@ Output:
 
 Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
 (name = model + suffixes, e.g. FSRS-6-short), one JSON line with the fields
-user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, MBE} and parameters (the
-last fold's); the files are sorted by user at the end. Users with fewer than 6
+user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, ICI, MBE, MAE(calibration)},
+parameters (the last fold's) and calibration (the 40-bin calibration graph);
+the files are sorted by user at the end; srs-report summarizes them. Users with fewer than 6
 evaluation rows are skipped, as in the reference. A user whose data is broken is
 reported on stderr, the others continue, and the exit status is non-zero.
 )";
@@ -196,12 +200,8 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   eo.train.mode = o.flags.defaults ? optim::TrainMode::defaults
                   : o.flags.s0     ? optim::TrainMode::initialize_only
                                    : optim::TrainMode::full;
-  if (o.flags.equalize) {
-    auto ev =
-        std::make_shared<eval::StandardEvaluator<M, eval::EqualizeSplit>>(std::move(model), eval::EqualizeSplit{}, eo);
-    return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
-  }
-  auto ev = std::make_shared<eval::StandardEvaluator<M>>(std::move(model), eval::TimeSeriesSplit{}, eo);
+  // ReferenceSplit: TimeSeriesSplit, or EqualizeSplit for equalize-mode datasets.
+  auto ev = std::make_shared<eval::StandardEvaluator<M>>(std::move(model), eval::ReferenceSplit{}, eo);
   return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
 }
 
@@ -217,14 +217,40 @@ Runner make_model(const std::string& result_name, const Options& o) {
   M model{};
   // --secs: models with a secs mode (the FSRS family) switch to it.
   if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
+  // --short: models whose defaults depend on it (DASH) are told.
+  if constexpr (requires { model.short_term = true; }) model.short_term = o.flags.short_term;
   return make_runner(result_name, std::move(model), o);
 }
 
+/// A trainable policy run with its default parameters (the benchmark's untrained rows).
+template <class M>
+Runner make_untrained(const std::string& result_name, const Options& o) {
+  Options d = o;
+  d.flags.defaults = true;
+  return make_model<M>(result_name, d);
+}
+
 constexpr ModelEntry model_table[] = {
-    {"FSRSv1", &make_model<models::Fsrs1>, true},   {"FSRSv2", &make_model<models::Fsrs2>, true},
-    {"FSRSv3", &make_model<models::Fsrs3>, true},   {"FSRSv4", &make_model<models::Fsrs4>, true},
-    {"FSRS-4.5", &make_model<models::Fsrs4_5>, true}, {"FSRS-5", &make_model<models::Fsrs5>, true},
-    {"FSRS-6", &make_model<models::Fsrs6>, true},   {"FSRS-rs", &make_model<models::FsrsRs>, true},
+    {"FSRSv1", &make_model<models::Fsrs1>, true},
+    {"FSRSv2", &make_model<models::Fsrs2>, true},
+    {"FSRSv3", &make_model<models::Fsrs3>, true},
+    {"FSRSv4", &make_model<models::Fsrs4>, true},
+    {"FSRS-4.5", &make_model<models::Fsrs4_5>, true},
+    {"FSRS-5", &make_model<models::Fsrs5>, true},
+    {"FSRS-6", &make_model<models::Fsrs6>, true},
+    {"FSRS-rs", &make_model<models::FsrsRs>, true},
+    {"HLR", &make_model<models::Hlr>, true},
+    {"DASH", &make_model<models::Dash>, true},
+    {"DASH[MCM]", &make_model<models::DashMcm>, true},
+    {"DASH[ACT-R]", &make_model<models::DashActR>, true},
+    {"ACT-R", &make_model<models::ActR>, true},
+    {"SM-2", &make_model<models::Sm2>, false},
+    {"SM-2-trainable", &make_model<models::Sm2Trainable>, true},
+    {"Anki-SM-2", &make_untrained<models::AnkiSm2>, false},
+    {"Anki-SM-2-trainable", &make_model<models::AnkiSm2>, true},
+    {"Ebisu-v2", &make_model<models::EbisuV2>, false},
+    {"MOVING-AVG", &make_model<models::MovingAvg>, false},
+    {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>, false},
     {"AVG", &make_model<models::Avg>, false},
 };
 

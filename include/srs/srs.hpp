@@ -19,17 +19,34 @@
 #include <srs/data/synthetic.hpp>
 #include <srs/data/tables.hpp>
 
+#include <srs/models/act_r.hpp>
+#include <srs/models/anki.hpp>
 #include <srs/models/avg.hpp>
+#include <srs/models/dash.hpp>
+#include <srs/models/ebisu.hpp>
 #include <srs/models/fsrs.hpp>
 #include <srs/models/fsrs_rs.hpp>
+#include <srs/models/hlr.hpp>
+#include <srs/models/online.hpp>
+#include <srs/models/sm2.hpp>
 
 #include <srs/optim/adam.hpp>
 #include <srs/optim/schedule.hpp>
 #include <srs/optim/settings.hpp>
 #include <srs/optim/trainer.hpp>
 
+#include <srs/eval/calibration.hpp>
 #include <srs/eval/evaluator.hpp>
 #include <srs/eval/metrics.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
 
+#include <srs/stats/argsort.hpp>
+#include <srs/stats/bootstrap.hpp>
+#include <srs/stats/distributions.hpp>
+#include <srs/stats/format.hpp>
+#include <srs/stats/pairing.hpp>
+#include <srs/stats/random.hpp>
+#include <srs/stats/significance.hpp>
+#include <srs/stats/summary.hpp>
+#include <srs/stats/superiority.hpp>

@@ -539,20 +539,27 @@ TEST_CASE("evaluator: --recency weights each training partition with recency_wei
 
 void check_metrics_match(const UserResult& res) {
   using namespace srs::eval;
-  REQUIRE(res.metrics.size() == 5);
+  REQUIRE(res.metrics.size() == 7);
   CHECK(res.metrics[0].first == "LogLoss");
   CHECK(res.metrics[1].first == "RMSE(bins)");
   CHECK(res.metrics[2].first == "AUC");
   CHECK(res.metrics[3].first == "RMSE");
   CHECK(res.metrics[4].first == "MBE");
+  CHECK(res.metrics[5].first == "ICI");
+  CHECK(res.metrics[6].first == "MAE(calibration)");
   CHECK(res.metrics[0].second == compute<LogLoss>(res.predictions));
   CHECK(res.metrics[1].second == compute<RmseBins>(res.predictions));
   CHECK(res.metrics[2].second == compute<Auc>(res.predictions));
   CHECK(res.metrics[3].second == compute<Rmse>(res.predictions));
   CHECK(res.metrics[4].second == compute<Mbe>(res.predictions));
+  CHECK(res.metrics[5].second == compute<Ici>(res.predictions));
+  CHECK(res.metrics[6].second == compute<CalibrationGraph<>>(res.predictions));
   CHECK(res.metric("LogLoss") == res.metrics[0].second);
   CHECK(res.metric("AUC") == res.metrics[2].second);
-  CHECK(res.metric("ICI") == std::nullopt);
+  CHECK(res.metric("no such metric") == std::nullopt);
+  // The calibration graph's bins ride along as an extra result-line field.
+  REQUIRE(res.extra.size() == 1);
+  CHECK(res.extra[0].first == "calibration");
 }
 
 TEST_CASE("evaluator: metric values equal the metrics of the pooled predictions") {

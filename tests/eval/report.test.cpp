@@ -155,7 +155,8 @@ TEST_CASE("report: result_line: the exact JSON line of a hand-made result") {
   UserResult r;
   r.user = "42";
   r.size = 1234;
-  // In the evaluator's order (LogLoss, RMSE(bins), AUC, RMSE, MBE) plus an extra metric.
+  // In the evaluator's order (LogLoss, RMSE(bins), AUC, RMSE, MBE, ICI); the line
+  // uses the reference's key order RMSE, LogLoss, RMSE(bins), ICI, AUC, MBE.
   r.metrics = {{"LogLoss", 0.12345678}, {"RMSE(bins)", 5e-7},   {"AUC", std::nullopt},
                {"RMSE", 0.3},           {"MBE", -0.0123456789}, {"ICI", 0.1234565}};
   r.parameters = {{0, {0.2120, 2.0, 1.2345675, 1e-7, 123.4567891}}, {3, {1.5}}};
@@ -165,8 +166,8 @@ TEST_CASE("report: result_line: the exact JSON line of a hand-made result") {
   // Note round(5e-7, 6) == 0.0 and round(0.1234565, 6) == 0.123456 (the exact
   // binary values lie below the halfway point), round(1.2345675, 6) == 1.234568.
   CHECK(srs::eval::result_line(r) ==
-        R"j({"metrics": {"RMSE": 0.3, "LogLoss": 0.123457, "RMSE(bins)": 0.0, "AUC": null, "MBE": -0.012346, )j"
-        R"j("ICI": 0.123456}, "user": 42, "size": 1234, )j"
+        R"j({"metrics": {"RMSE": 0.3, "LogLoss": 0.123457, "RMSE(bins)": 0.0, "ICI": 0.123456, "AUC": null, )j"
+        R"j("MBE": -0.012346}, "user": 42, "size": 1234, )j"
         R"j("parameters": {"0": [0.212, 2.0, 1.234568, 0.0, 123.456789], "3": [1.5]}})j");
 }
 

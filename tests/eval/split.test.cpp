@@ -213,3 +213,29 @@ TEST_CASE("EqualizeSplit: errors") {
   CHECK_THROWS_AS((void)s.fold(equalize_dataset({1, 2, 3, 4, 5, 6, 7}, {1, 2, 3, 4, 5}), 0), srs::NotEnoughData);
   CHECK_THROWS_AS((void)s.fold(equalize_dataset({1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6}), 5), srs::UsageError);
 }
+
+TEST_CASE("ReferenceSplit: TimeSeriesSplit for ordinary datasets, EqualizeSplit for equalize-mode datasets") {
+  srs::data::Dataset ds;
+  for (std::int64_t th = 1; th <= 12; ++th) {
+    srs::data::Item it;
+    it.review_th = th;
+    ds.items.push_back(it);
+  }
+  const srs::eval::ReferenceSplit ref;
+  CHECK(ref.num_folds(ds) == 5);
+  for (std::size_t k = 0; k < 5; ++k) {
+    const srs::Fold a = ref.fold(ds, k);
+    const srs::Fold b = srs::eval::TimeSeriesSplit{}.fold(ds, k);
+    CHECK(a.train == b.train);
+    CHECK(a.test == b.test);
+  }
+  // Built for equalize mode: the non-secs rows are every other secs row.
+  ds.non_secs_review_th = {2, 4, 6, 8, 10, 12};
+  for (std::size_t k = 0; k < 5; ++k) {
+    const srs::Fold a = ref.fold(ds, k);
+    const srs::Fold b = srs::eval::EqualizeSplit{}.fold(ds, k);
+    CHECK(a.train == b.train);
+    CHECK(a.test == b.test);
+  }
+  CHECK(ref.fold(ds, 0).test == std::vector<std::size_t>{3});  // review_th 4 is item 3
+}

@@ -171,12 +171,15 @@ void check_result_file(const fs::path& file, const std::vector<std::string>& use
     CHECK(std::to_string(v.at("user").as_int()) == users[k]);
     CHECK(v.at("size").as_int() > 0);
     const json::Value& m = v.at("metrics");
-    REQUIRE(m.size() == 5);
-    const char* names[] = {"RMSE", "LogLoss", "RMSE(bins)", "AUC", "MBE"};
-    for (std::size_t i = 0; i < 5; ++i) {
+    REQUIRE(m.size() == 7);
+    const char* names[] = {"RMSE", "LogLoss", "RMSE(bins)", "ICI", "AUC", "MBE", "MAE(calibration)"};
+    for (std::size_t i = 0; i < 7; ++i) {
       CHECK(m.as_object()[i].first == names[i]);
       CHECK(m.as_object()[i].second.is_number());
     }
+    // The 40-bin calibration graph.
+    REQUIRE(v.contains("calibration"));
+    CHECK(v.at("calibration").at("bins").as_int() == 40);
     CHECK(v.contains("parameters") == has_parameters);
     if (has_parameters) {
       const json::Value& p = v.at("parameters");

@@ -277,7 +277,12 @@ TEST_CASE("S0 ternary search: stops at the epsilon width or after 1000 iteration
 }
 
 TEST_CASE("S0 smooth_and_fill: one known rating scales the defaults, then sorts ascending") {
-  using srs::models::detail::rs_smooth_and_fill;
+  // fsrs-rs sorts the scaled defaults in the one-known case: repair_and_fill(..., true).
+  const auto rs_smooth_and_fill = [](const std::array<double, 4>& st, const std::array<bool, 4>& known,
+                                     const std::array<double, 4>& count, const std::array<double, 4>& s0, double lo,
+                                     double hi) {
+    return srs::models::detail::repair_and_fill(st, known, count, s0, lo, hi, true);
+  };
   const std::array<double, 4> def{Fsrs6::defaults[0], Fsrs6::defaults[1], Fsrs6::defaults[2], Fsrs6::defaults[3]};
   SUBCASE("ascending defaults: the scaled defaults, in rating order") {
     const auto out = rs_smooth_and_fill({0, 0, 4.613, 0}, {false, false, true, false}, {0, 0, 10, 0}, def, 0.001, 100);
@@ -297,7 +302,12 @@ TEST_CASE("S0 smooth_and_fill: one known rating scales the defaults, then sorts 
 }
 
 TEST_CASE("S0 smooth_and_fill: monotonicity repair and fill rules as §3.5") {
-  using srs::models::detail::rs_smooth_and_fill;
+  // fsrs-rs sorts the scaled defaults in the one-known case: repair_and_fill(..., true).
+  const auto rs_smooth_and_fill = [](const std::array<double, 4>& st, const std::array<bool, 4>& known,
+                                     const std::array<double, 4>& count, const std::array<double, 4>& s0, double lo,
+                                     double hi) {
+    return srs::models::detail::repair_and_fill(st, known, count, s0, lo, hi, true);
+  };
   const std::array<double, 4> def{Fsrs6::defaults[0], Fsrs6::defaults[1], Fsrs6::defaults[2], Fsrs6::defaults[3]};
   SUBCASE("repair: the rating with fewer observations yields") {
     // S1 > S2: rating 1 has more observations, so S2 := S1.
@@ -318,7 +328,7 @@ TEST_CASE("S0 smooth_and_fill: monotonicity repair and fill rules as §3.5") {
     CHECK(out[3] == doctest::Approx(std::pow(1.5, 1 - 1 / 0.54) * std::pow(3.0, 1 / 0.54)));
   }
   SUBCASE("nothing known throws InadequateData") {
-    CHECK_THROWS_AS(rs_smooth_and_fill({}, {}, {}, def, 0.001, 100), srs::InadequateData);
+    CHECK_THROWS_AS(srs::models::detail::repair_and_fill({}, {}, {}, def, 0.001, 100, true), srs::InadequateData);
     CHECK_THROWS_AS(srs::models::detail::rs_initial_stability({}, 0.9), srs::InadequateData);
   }
 }
@@ -608,7 +618,7 @@ TEST_CASE("evaluator: FSRS-rs runs in-process as srs-bench --model FSRS-rs --sho
   // --recency changes nothing: fsrs-rs always weights by recency.
   srs::eval::EvalOptions opt;
   opt.recency = true;
-  const srs::eval::StandardEvaluator<FsrsRs> ev_recency(FsrsRs{}, srs::eval::TimeSeriesSplit{}, opt);
+  const srs::eval::StandardEvaluator<FsrsRs> ev_recency(FsrsRs{}, srs::eval::ReferenceSplit{}, opt);
   const auto res2 = ev_recency.run(ds);
   CHECK(res2.metric("LogLoss") == ll);
   CHECK(res2.parameters == res.parameters);

@@ -39,7 +39,7 @@
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs5, FsrsV1State
 #include <srs/optim/settings.hpp>   // srs::optim::TrainingSettings, TrainMode
-#include <srs/optim/trainer.hpp>    // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
+#include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions
 
@@ -260,7 +260,7 @@ template <>
 struct Spec<Fsrs4_5> {
   static constexpr std::string_view name = "FSRS-4.5";
   static constexpr int decimals = 6;  // other.py at 399354: round(x, 6) for FSRS-4.5
-  static constexpr Params<Fsrs4_5> defaults{0.4872, 1.4003, 3.7145, 13.8206, 5.1618, 1.2298, 0.8975, 0.031,  1.6474,
+  static constexpr Params<Fsrs4_5> defaults{0.4872, 1.4003, 3.7145, 13.8206, 5.1618, 1.2298, 0.8975, 0.031, 1.6474,
                                             0.1367, 1.0461, 2.1072, 0.0793,  0.3246, 1.587,  0.2272, 2.8755};
   static constexpr Box<Fsrs4_5> box{{{-inf, inf},
                                      {-inf, inf},
@@ -420,8 +420,8 @@ void check_state(const SState& got, const SState& want, double rel = 1e-13) {
 // Identity: names, sizes, defaults, settings
 // =====================================================================================
 
-TEST_CASE_TEMPLATE("FSRS v1-v5: name, num_params, default_params, bounds and training settings", M, Fsrs1, Fsrs2,
-                   Fsrs3, Fsrs4, Fsrs4_5, Fsrs5) {
+TEST_CASE_TEMPLATE("FSRS v1-v5: name, num_params, default_params, bounds and training settings", M, Fsrs1, Fsrs2, Fsrs3,
+                   Fsrs4, Fsrs4_5, Fsrs5) {
   const M m;
   CHECK(M::name == Spec<M>::name);
   CHECK(m.default_params() == Spec<M>::defaults);  // exact
@@ -594,7 +594,8 @@ TEST_CASE("Fsrs1: D' = relu(...) clips to 0, with zero gradient there") {
   const double r = std::pow(0.9, 0.25);
   const auto after = m.next(ws, first, Step{1.0, 4});
   CHECK(after.d == 0.0);
-  CHECK(rel_close(after.s, 4 * (1 + std::exp(3.0) * std::pow(0.1, -0.7) * std::pow(4.0, -0.2) * (std::exp(1 - r) - 1))));
+  CHECK(
+      rel_close(after.s, 4 * (1 + std::exp(3.0) * std::pow(0.1, -0.7) * std::pow(4.0, -0.2) * (std::exp(1 - r) - 1))));
 
   using D = srs::core::Dual<double, 7>;
   const auto wd = srs::test::seed_variables<7>(ws);
@@ -727,8 +728,9 @@ TEST_CASE("Fsrs3: success and failure steps with the default parameters (the new
     const double d = 0.0573 * 4.8527 + (1 - 0.0573) * (4.8527 - 1.2956 * (g - 3));
     // Success: S (1 + e^1.7352 (11 - D'') S^-0.1673 (e^(1.065 (1-R)) - 1));
     // failure: 1.8907 D''^-0.3832 S^0.5867 e^(1.0721 (1-R)).
-    const double s = g > 1 ? s0 * (1 + std::exp(1.7352) * (11 - d) * std::pow(s0, -0.1673) * (std::exp(1.065 * (1 - r)) - 1))
-                           : 1.8907 * std::pow(d, -0.3832) * std::pow(s0, 0.5867) * std::exp(1.0721 * (1 - r));
+    const double s =
+        g > 1 ? s0 * (1 + std::exp(1.7352) * (11 - d) * std::pow(s0, -0.1673) * (std::exp(1.065 * (1 - r)) - 1))
+              : 1.8907 * std::pow(d, -0.3832) * std::pow(s0, 0.5867) * std::exp(1.0721 * (1 - r));
     check_state(lib_next(m, w, st, 5, g), SState{s, d, 0});
   }
   // Literal anchors (independent Python transcription).
@@ -764,8 +766,7 @@ TEST_CASE("Fsrs3: difficulty and stability clamps after a review") {
 // FSRSv4 (models.md §3.4) and FSRS-4.5 (models.md §3.6)
 // =====================================================================================
 
-TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: first review S = w[g-1], D = clamp(w4 - w5 (g-3), 1, 10)", M, Fsrs4,
-                   Fsrs4_5) {
+TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: first review S = w[g-1], D = clamp(w4 - w5 (g-3), 1, 10)", M, Fsrs4, Fsrs4_5) {
   const M m;
   const Params<M> w = m.default_params();
   for (int g = 1; g <= 4; ++g) {
@@ -797,8 +798,7 @@ TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: first review S = w[g-1], D = clamp(w4 - w5
   CHECK(lib_init(m, c, 4).s == 36500.0);
 }
 
-TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: success (hard penalty, easy bonus, old D) and failure steps", M, Fsrs4,
-                   Fsrs4_5) {
+TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: success (hard penalty, easy bonus, old D) and failure steps", M, Fsrs4, Fsrs4_5) {
   const M m;
   const Params<M> w = m.default_params();
   // From the first review Good: S = w2, D = w4; next review after t = 5 days.
@@ -834,8 +834,8 @@ TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: success (hard penalty, easy bonus, old D) 
   // The S update uses the old D: changing only the state's D changes S' but
   // the D update depends on it linearly.
   const SState other = lib_next(m, w, SState{w[2], 8.0, 0}, 5, 3);
-  CHECK(rel_close(other.s, w[2] * (1 + std::exp(w[8]) * (11 - 8.0) * std::pow(w[2], -w[9]) *
-                                           (std::exp(w[10] * (1 - r)) - 1))));
+  CHECK(rel_close(other.s,
+                  w[2] * (1 + std::exp(w[8]) * (11 - 8.0) * std::pow(w[2], -w[9]) * (std::exp(w[10] * (1 - r)) - 1))));
   CHECK(rel_close(other.d, w[7] * w[4] + (1 - w[7]) * 8.0));
   // Difficulty clamps: Easy from D = 1 -> 1; Again from D = 10 without reversion -> 10.
   CHECK(lib_next(m, w, SState{3, 1, 0}, 5, 4).d == 1.0);
@@ -936,12 +936,13 @@ TEST_CASE("Fsrs5: success, failure and same-day steps with the default parameter
       check_state(lib_next(m, w, st, t, g), SState{same, d, 0});
     }
     const double r1 = std::pow(1 + 19.0 / 81.0 / w[2], -0.5);
-    const double s1 = g == 1 ? std::min(w[11] * std::pow(d0_3, -w[12]) * (std::pow(w[2] + 1, w[13]) - 1) *
-                                            std::exp(w[14] * (1 - r1)),
-                                        w[2] / std::exp(w[17] * w[18]))
-                             : w[2] * (1 + std::exp(w[8]) * (11 - d0_3) * std::pow(w[2], -w[9]) *
-                                               (std::exp(w[10] * (1 - r1)) - 1) *
-                                               (g == 2 ? w[15] : g == 4 ? w[16] : 1.0));
+    const double s1 =
+        g == 1 ? std::min(w[11] * std::pow(d0_3, -w[12]) * (std::pow(w[2] + 1, w[13]) - 1) * std::exp(w[14] * (1 - r1)),
+                          w[2] / std::exp(w[17] * w[18]))
+               : w[2] * (1 + std::exp(w[8]) * (11 - d0_3) * std::pow(w[2], -w[9]) * (std::exp(w[10] * (1 - r1)) - 1) *
+                                 (g == 2   ? w[15]
+                                  : g == 4 ? w[16]
+                                           : 1.0));
     check_state(lib_next(m, w, st, 1.0, g), SState{s1, d, 0});
   }
   // Literal anchors (independent Python transcription): S' at t = 5, D'', same-day S'.
@@ -964,7 +965,8 @@ TEST_CASE("Fsrs5: failure cap S / e^(w17 w18), unclamped D0(4) in the reversion,
   // exceeds S / e^(w17 w18) = 0.40255 / e^0.342... and is capped there (not at S).
   const SState st = lib_init(m, w, 1);
   const double r = std::pow(1 + 19.0 / 81.0 * 100 / 0.40255, -0.5);
-  const double formula = 1.9395 * std::pow(7.1949, -0.11) * (std::pow(1.40255, 0.29605) - 1) * std::exp(2.2698 * (1 - r));
+  const double formula =
+      1.9395 * std::pow(7.1949, -0.11) * (std::pow(1.40255, 0.29605) - 1) * std::exp(2.2698 * (1 - r));
   const double cap = 0.40255 / std::exp(0.51655 * 0.6621);
   REQUIRE(formula > cap);
   CHECK(rel_close(lib_next(m, w, st, 100, 1).s, cap));
@@ -1002,8 +1004,8 @@ TEST_CASE("Fsrs5: failure cap S / e^(w17 w18), unclamped D0(4) in the reversion,
 // The transcriptions against the library on random inputs
 // =====================================================================================
 
-TEST_CASE_TEMPLATE("FSRS v1-v5: init/next/recall equal the spec transcription on random inputs", M, Fsrs1, Fsrs2,
-                   Fsrs3, Fsrs4, Fsrs4_5, Fsrs5) {
+TEST_CASE_TEMPLATE("FSRS v1-v5: init/next/recall equal the spec transcription on random inputs", M, Fsrs1, Fsrs2, Fsrs3,
+                   Fsrs4, Fsrs4_5, Fsrs5) {
   const M m;
   std::mt19937_64 rng(31337);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -1016,8 +1018,8 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: init/next/recall equal the spec transcription on
     check_state(lib_init(m, w, g), Spec<M>::init(w, g), 1e-14);
     SState st{0.01 * std::pow(1e5, u(rng)), 1 + 9 * u(rng), 0};
     if constexpr (std::is_same_v<M, Fsrs1>) {
-      st.d = 12 * u(rng);                  // v1's D is not clamped
-      st.l = std::floor(6 * u(rng));       // lapses so far
+      st.d = 12 * u(rng);             // v1's D is not clamped
+      st.l = std::floor(6 * u(rng));  // lapses so far
     }
     const double t = trial % 5 == 0 ? 0.5 * std::floor(2 * u(rng)) : std::round(std::pow(1000.0, u(rng)));
     CAPTURE(st.s);
@@ -1248,8 +1250,8 @@ double s0_analytic(double n, double q, double t, double s0, double s_star) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("S0 fit: each model's own curve, the prior pull, the one-rating scaling, w4.. untouched", M,
-                   Fsrs4, Fsrs4_5, Fsrs5) {
+TEST_CASE_TEMPLATE("S0 fit: each model's own curve, the prior pull, the one-rating scaling, w4.. untouched", M, Fsrs4,
+                   Fsrs4_5, Fsrs5) {
   constexpr std::size_t N = M::num_params;
   const M m;
   const Params<M> def = m.default_params();
@@ -1356,8 +1358,8 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: check_model with default and random in-box param
     // Same-day steps only where the model sees them (FSRS-5); half the other runs get some anyway.
     ho.same_day_prob = std::is_same_v<M, Fsrs5> || seed % 2 == 1 ? 0.25 : 0.0;
     const auto h = srs::test::simulate_history(seed, ho);
-    const auto rep = srs::test::check_model(m, std::span<const double, M::num_params>(def), h,
-                                            targets[seed % targets.size()], opt);
+    const auto rep =
+        srs::test::check_model(m, std::span<const double, M::num_params>(def), h, targets[seed % targets.size()], opt);
     CHECK_FALSE(rep.threw);
     CHECK_FALSE(rep.any_nan);
     CHECK(rep.max_value_rel_diff <= 4 * std::numeric_limits<double>::epsilon());
@@ -1456,8 +1458,8 @@ double mean_loss(const M& m, const srs::data::Dataset& ds, const Params<M>& w) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("FSRS v1-v5: training on a small simulated user stays in the box, rounded, S0 kept", M, Fsrs1,
-                   Fsrs2, Fsrs3, Fsrs4, Fsrs4_5, Fsrs5) {
+TEST_CASE_TEMPLATE("FSRS v1-v5: training on a small simulated user stays in the box, rounded, S0 kept", M, Fsrs1, Fsrs2,
+                   Fsrs3, Fsrs4, Fsrs4_5, Fsrs5) {
   constexpr std::size_t N = M::num_params;
   const M m;
   const auto& ds = small_user(std::is_same_v<M, Fsrs5>);
@@ -1512,7 +1514,8 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: training on a small simulated user stays in the 
       CHECK(w[k] == start[k]);
     }
     // ... and they are not the defaults (the fit did run).
-    CHECK(std::array<double, 4>{w[0], w[1], w[2], w[3]} !=
-          std::array<double, 4>{Spec<M>::defaults[0], Spec<M>::defaults[1], Spec<M>::defaults[2], Spec<M>::defaults[3]});
+    CHECK(
+        std::array<double, 4>{w[0], w[1], w[2], w[3]} !=
+        std::array<double, 4>{Spec<M>::defaults[0], Spec<M>::defaults[1], Spec<M>::defaults[2], Spec<M>::defaults[3]});
   }
 }

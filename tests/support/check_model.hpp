@@ -66,6 +66,7 @@ namespace srs::test {
 /// The model's predictions along `history` on scalar type T: element k (k < n-1)
 /// is the recall before review k+1, at that review's interval (what the training
 /// loss sees), and the last element is the recall at `t` after the whole history.
+/// Works for stepwise models (init/next/recall) and history models (predict).
 /// Throws std::invalid_argument on an empty history.
 template <class T, class M>
 std::vector<T> predictions(const M& model, std::span<const T, M::num_params> w, std::span<const data::Step> history,
@@ -73,12 +74,17 @@ std::vector<T> predictions(const M& model, std::span<const T, M::num_params> w, 
   if (history.empty()) throw std::invalid_argument("srs::test::predictions: empty history");
   std::vector<T> out;
   out.reserve(history.size());
-  auto state = model.init(w, history[0]);
-  for (std::size_t k = 1; k < history.size(); ++k) {
-    out.push_back(model.recall(w, state, history[k].t));
-    state = model.next(w, state, history[k]);
+  if constexpr (HistoryOver<M, T>) {
+    for (std::size_t k = 1; k < history.size(); ++k) out.push_back(model.predict(w, history.first(k), history[k].t));
+    out.push_back(model.predict(w, history, t));
+  } else {
+    auto state = model.init(w, history[0]);
+    for (std::size_t k = 1; k < history.size(); ++k) {
+      out.push_back(model.recall(w, state, history[k].t));
+      state = model.next(w, state, history[k]);
+    }
+    out.push_back(model.recall(w, state, t));
   }
-  out.push_back(model.recall(w, state, t));
   return out;
 }
 

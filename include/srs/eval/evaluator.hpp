@@ -38,13 +38,14 @@
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
-#include <srs/concepts.hpp>       // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
-#include <srs/core/error.hpp>     // srs::InadequateData
-#include <srs/core/replay.hpp>    // core::predict
-#include <srs/data/dataset.hpp>   // data::Dataset
-#include <srs/eval/metrics.hpp>   // LogLoss, RmseBins, Auc, Rmse, Mbe
-#include <srs/eval/split.hpp>     // TimeSeriesSplit, EqualizeSplit
-#include <srs/optim/trainer.hpp>  // optim::train, optim::TrainOptions
+#include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
+#include <srs/core/error.hpp>        // srs::InadequateData
+#include <srs/core/replay.hpp>       // core::predict
+#include <srs/data/dataset.hpp>      // data::Dataset
+#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
+#include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
+#include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {
 
@@ -70,8 +71,11 @@ struct UserResult {
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
   std::vector<Prediction> predictions;  ///< pooled, in pooled order
   std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
-  std::size_t fallbacks = 0;            ///< partition trainings that fell back to the defaults (InadequateData)
-  std::size_t user_fallbacks = 0;       ///< partition trainings that fell back to the fold's user-level model
+  /// Extra JSON fields of the result line from metrics that carry data (the
+  /// calibration graph's bins under "calibration").
+  srs::detail::json::Object extra;
+  std::size_t fallbacks = 0;       ///< partition trainings that fell back to the defaults (InadequateData)
+  std::size_t user_fallbacks = 0;  ///< partition trainings that fell back to the fold's user-level model
 
   /// Value of a metric by name (empty if absent or undefined).
   std::optional<double> metric(std::string_view name) const {
@@ -107,23 +111,39 @@ class Evaluator {
     UserResult res;
     res.user = ds.user;
     const std::size_t folds = splitter_.num_folds(ds);
-    for (std::size_t k = 0; k < folds; ++k) {
-      const Fold fold = splitter_.fold(ds, k);
-      if constexpr (MemoryModel<M>) {
-        run_memory_fold(ds, fold, k + 1 == folds, res);
-      } else {
-        const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
-        for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), res);
+    if constexpr (OnlineModel<M>) {
+      run_online(ds, folds, res);
+    } else {
+      for (std::size_t k = 0; k < folds; ++k) {
+        const Fold fold = splitter_.fold(ds, k);
+        if constexpr (MemoryModel<M>) {
+          run_memory_fold(ds, fold, k + 1 == folds, res);
+        } else {
+          const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
+          for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), res);
+        }
       }
     }
     res.size = res.predictions.size();
     std::tuple<Ms...> metrics;
     for (const Prediction& p : res.predictions) std::apply([&](auto&... m) { (m.add(p), ...); }, metrics);
     std::apply([&](const auto&... m) { (res.metrics.emplace_back(std::string(m.name), m.value()), ...); }, metrics);
+    std::apply([&](const auto&... m) { (add_extra(m, res), ...); }, metrics);
     return res;
   }
 
  private:
+  /// A metric's extra result-line field, when it has one (Metric::json_key, json()).
+  template <class Mt>
+  static void add_extra(const Mt& metric, UserResult& res) {
+    if constexpr (requires {
+                    Mt::json_key;
+                    metric.json();
+                  }) {
+      res.extra.emplace_back(std::string(Mt::json_key), metric.json());
+    }
+  }
+
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
     const data::Item& it = ds.items[row];
     res.predictions.push_back({p, it.y, it.elapsed_days, it.i, it.lapses});
@@ -140,10 +160,26 @@ class Evaluator {
     return out;
   }
 
-  /// The model's prediction for one row, in the configured precision.
+  /// An online model sees every row in time order; its predictions from the
+  /// first test row on are pooled in the folds' test order.
+  void run_online(const data::Dataset& ds, std::size_t folds, UserResult& res) const requires OnlineModel<M> {
+    std::vector<std::vector<std::size_t>> tests;
+    std::size_t first_test = ds.items.size();
+    for (std::size_t k = 0; k < folds; ++k) {
+      tests.push_back(splitter_.fold(ds, k).test);
+      for (std::size_t r : tests.back()) first_test = std::min(first_test, r);
+    }
+    const std::vector<double> p = model_.run_online(ds, first_test);
+    for (const auto& test : tests)
+      for (std::size_t r : test) add_prediction(ds, r, p[r - first_test], res);
+  }
+
+  /// The model's prediction for one row, in the configured precision (models
+  /// the reference computes in float64, `M::float64_reference`, always in double).
   template <std::size_t N>
   double predict(const std::array<double, N>& w, const data::Dataset& ds, const data::Item& it) const {
-    if constexpr (MemoryModelOver<M, float>) {
+    constexpr bool float64_reference = requires { requires M::float64_reference; };
+    if constexpr (MemoryModelOver<M, float> && !float64_reference) {
       if (options_.precision == Precision::float32) {
         std::array<float, N> wf;
         for (std::size_t k = 0; k < N; ++k) wf[k] = static_cast<float>(w[k]);
@@ -162,15 +198,20 @@ class Evaluator {
 
     // One training run on `rows` (in time order); throws InadequateData.
     auto train_on = [&](const std::vector<std::size_t>& rows) -> Params {
-      const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
-      if constexpr (SelfTrained<M>) {
-        return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
-                            options_.train.mode);
-      } else if constexpr (DualTrainable<M>) {
-        return optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
-                            options_.train);
+      if constexpr (N == 0) {
+        (void)rows;
+        return defaults;  // nothing to train (SM-2, Ebisu)
       } else {
-        return defaults;
+        const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
+        if constexpr (SelfTrained<M>) {
+          return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                              options_.train.mode);
+        } else if constexpr (DualTrainable<M>) {
+          return optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
+                              options_.train);
+        } else {
+          return defaults;
+        }
       }
     };
     // The user-level fallback: trained on the whole fold, at most once.
@@ -217,7 +258,7 @@ class Evaluator {
         add_prediction(ds, r, predict(*w, ds, it), res);
       }
     }
-    if (last) {
+    if (last && N > 0) {
       res.parameters.clear();
       for (const auto& [p, params] : trained)
         res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
@@ -229,9 +270,11 @@ class Evaluator {
   EvalOptions options_;
 };
 
-/// The evaluator srs-bench uses: sklearn's TimeSeriesSplit(5) (EqualizeSplit in
-/// equalize mode) and the metrics of the reference's result files.
-template <Model M, Splitter S = TimeSeriesSplit>
-using StandardEvaluator = Evaluator<M, S, LogLoss, RmseBins, Auc, Rmse, Mbe>;
+/// The evaluator srs-bench uses: the reference's split (sklearn's
+/// TimeSeriesSplit(5), EqualizeSplit for datasets built for equalize mode), the
+/// metrics of the reference's result files (LogLoss, RMSE(bins), AUC, RMSE, MBE,
+/// ICI) and the calibration graph.
+template <Model M, Splitter S = ReferenceSplit>
+using StandardEvaluator = Evaluator<M, S, LogLoss, RmseBins, Auc, Rmse, Mbe, Ici, CalibrationGraph<>>;
 
 }  // namespace srs::eval

@@ -73,8 +73,8 @@ inline srs::detail::json::Value user_value(const std::string& user) {
 inline std::string result_line(const UserResult& r) {
   using srs::detail::json::Value;
   Value metrics = srs::detail::json::Object{};
-  // The reference's key order: RMSE, LogLoss, RMSE(bins), AUC, then the others.
-  static constexpr std::string_view order[] = {"RMSE", "LogLoss", "RMSE(bins)", "AUC", "MBE"};
+  // The reference's key order: RMSE, LogLoss, RMSE(bins), ICI, AUC, MBE, then the others.
+  static constexpr std::string_view order[] = {"RMSE", "LogLoss", "RMSE(bins)", "ICI", "AUC", "MBE"};
   auto put = [&](std::string_view name, const std::optional<double>& v) {
     metrics[name] = v ? Value(srs::detail::round_decimal(*v, 6)) : Value(nullptr);
   };
@@ -100,6 +100,7 @@ inline std::string result_line(const UserResult& r) {
     }
     line["parameters"] = std::move(params);
   }
+  for (const auto& [key, value] : r.extra) line[key] = value;
   return srs::detail::json::dump(line);
 }
 

@@ -159,4 +159,19 @@ struct EqualizeSplit {
 
 static_assert(srs::Splitter<EqualizeSplit>);
 
+/// The reference benchmark's split of a user: EqualizeSplit when the dataset was
+/// preprocessed for equalize mode (non_secs_review_th is set), TimeSeriesSplit
+/// otherwise — one splitter type for every run, so a program instantiates its
+/// evaluators once.
+struct ReferenceSplit {
+  std::size_t n_splits = 5;  ///< number of folds K (the reference's --n_splits)
+
+  std::size_t num_folds(const data::Dataset& /*d*/) const noexcept { return n_splits; }
+  Fold fold(const data::Dataset& d, std::size_t k) const {
+    return d.non_secs_review_th.empty() ? TimeSeriesSplit{n_splits}.fold(d, k) : EqualizeSplit{n_splits}.fold(d, k);
+  }
+};
+
+static_assert(srs::Splitter<ReferenceSplit>);
+
 }  // namespace srs::eval

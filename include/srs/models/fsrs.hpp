@@ -87,52 +87,47 @@ struct S0Group {
   double mean_y = 0;
 };
 
-/// The S0 fit of models.md §3.5 / pipeline.md §7.3, generic over the model's
-/// forgetting curve `curve(t, s)` at the default decay.
-///
-/// @param groups      per first rating 1..4: the (delta_t, count, mean y) groups
-/// @param average_recall mean y over the whole training partition
-/// @param s0_default  prior centres (the model's default w0..w3)
-/// @param s_min, s_max bounds of the fit and of the result
-/// @param smoothing   Laplace smoothing of recall and the |s - s0|/16 term (off in secs mode)
-/// @returns w0..w3; throws InadequateData when no rating has data
+/// The S0 objective of one first rating: Σ_t n_t·BCE(q_t, R(t, s)) + |s − s0|/16,
+/// with q_t the Laplace-smoothed recall (smoothing and the L1 term are off in
+/// secs mode), R the model's curve at its default decay.
 template <class Curve>
-std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group>, 4>& groups, double average_recall,
-                                            const std::array<double, 4>& s0_default, double s_min, double s_max,
-                                            bool smoothing, Curve curve) {
-  // Plain doubles with a `known` mask (no std::optional: g++ 12.2 -O1+ miscompiles
-  // optional-to-optional copy assignment in loops of this shape).
-  std::array<double, 4> st{};
-  std::array<bool, 4> known{};
-  std::array<double, 4> count{};
-  for (std::size_t r = 0; r < 4; ++r) {
-    const auto& g = groups[r];
-    if (g.empty()) continue;
-    const double s0 = s0_default[r];
-    std::vector<double> recall(g.size());
-    double total = 0;
-    for (std::size_t k = 0; k < g.size(); ++k) {
-      recall[k] = smoothing ? (g[k].mean_y * g[k].count + average_recall) / (g[k].count + 1) : g[k].mean_y;
-      total += g[k].count;
-    }
-    auto loss = [&](double s) {
-      double l = 0;
-      for (std::size_t k = 0; k < g.size(); ++k) {
-        const double p = curve(g[k].delta_t, s);
-        l += -(recall[k] * std::log(p) + (1 - recall[k]) * std::log(1 - p)) * g[k].count;
-      }
-      return smoothing ? l + std::abs(s - s0) / 16 : l;
-    };
-    // Brent on the whole bounded interval, to the precision a minimum location
-    // allows in double (about sqrt(eps) relative).
-    std::uintmax_t max_iter = 1000;
-    const auto best =
-        boost::math::tools::brent_find_minima(loss, s_min, s_max, std::numeric_limits<double>::digits / 2, max_iter);
-    st[r] = best.first;
-    known[r] = true;
-    count[r] = total;
+auto s0_objective(const std::vector<S0Group>& g, double average_recall, double s0, bool smoothing, Curve curve) {
+  std::vector<double> recall(g.size());
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    recall[k] = smoothing ? (g[k].mean_y * g[k].count + average_recall) / (g[k].count + 1) : g[k].mean_y;
   }
+  return [&g, recall = std::move(recall), s0, smoothing, curve](double s) {
+    double l = 0;
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      const double p = curve(g[k].delta_t, s);
+      l += -(recall[k] * std::log(p) + (1 - recall[k]) * std::log(1 - p)) * g[k].count;
+    }
+    return smoothing ? l + std::abs(s - s0) / 16 : l;
+  };
+}
 
+/// The default 1-D minimiser of the S0 fit: Boost.Math's Brent on the whole
+/// bounded interval, to the precision a minimum location allows in double
+/// (about sqrt(eps) relative).
+struct BrentMinimizer {
+  template <class F>
+  double operator()(F f, double lo, double hi) const {
+    std::uintmax_t max_iter = 1000;
+    return boost::math::tools::brent_find_minima(f, lo, hi, std::numeric_limits<double>::digits / 2, max_iter).first;
+  }
+};
+
+/// The second half of the S0 fit (models.md §3.5 steps 3-5): monotonicity
+/// repair (pairs (1,2), (2,3), (3,4), (1,3), (2,4), (1,4); the rating with fewer
+/// observations yields), the log-linear fill of missing ratings (a = 0.41,
+/// b = 0.54; one known rating: the defaults scaled by S_r/s0_r, sorted
+/// ascending when `sort_one_known`, as fsrs-rs does), and the clamp to
+/// [s_min, s_max]. Only ratings with `known` set take part.
+/// @throws InadequateData when no rating is known
+inline std::array<double, 4> repair_and_fill(std::array<double, 4> st, const std::array<bool, 4>& known,
+                                             const std::array<double, 4>& count,
+                                             const std::array<double, 4>& s0_default, double s_min, double s_max,
+                                             bool sort_one_known = false) {
   // Monotonicity repair: the rating with fewer observations yields.
   constexpr std::array<std::pair<std::size_t, std::size_t>, 6> pairs{{{0, 1}, {1, 2}, {2, 3}, {0, 2}, {1, 3}, {0, 3}}};
   for (auto [small, big] : pairs) {
@@ -163,6 +158,7 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
     while (!known[r]) ++r;
     const double factor = st[r] / s0_default[r];
     for (std::size_t k = 0; k < 4; ++k) out[k] = s0_default[k] * factor;
+    if (sort_one_known) std::sort(out.begin(), out.end());
   } else {
     if (n_known == 2) {
       if (!k1 && !k2) {
@@ -200,6 +196,34 @@ std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group
   }
   for (auto& s : out) s = std::max(std::min(s_max, s), s_min);
   return out;
+}
+
+/// The S0 fit of models.md §3.5 / pipeline.md §7.3: per first rating with data,
+/// minimise s0_objective over [s_min, s_max] with `minimize` (Brent by default;
+/// fsrs-rs uses a ternary search), then repair_and_fill.
+///
+/// @param groups      per first rating 1..4: the (delta_t, count, mean y) groups
+/// @param average_recall mean y over the whole training partition
+/// @param s0_default  prior centres (the model's default w0..w3)
+/// @param s_min, s_max bounds of the fit and of the result
+/// @param smoothing   Laplace smoothing of recall and the |s - s0|/16 term (off in secs mode)
+/// @returns w0..w3; throws InadequateData when no rating has data
+template <class Curve, class Minimizer = BrentMinimizer>
+std::array<double, 4> fit_initial_stability(const std::array<std::vector<S0Group>, 4>& groups, double average_recall,
+                                            const std::array<double, 4>& s0_default, double s_min, double s_max,
+                                            bool smoothing, Curve curve, Minimizer minimize = {},
+                                            bool sort_one_known = false) {
+  std::array<double, 4> st{};
+  std::array<bool, 4> known{};
+  std::array<double, 4> count{};
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& g = groups[r];
+    if (g.empty()) continue;
+    for (const S0Group& x : g) count[r] += x.count;
+    st[r] = minimize(s0_objective(g, average_recall, s0_default[r], smoothing, curve), s_min, s_max);
+    known[r] = true;
+  }
+  return repair_and_fill(st, known, count, s0_default, s_min, s_max, sort_one_known);
 }
 
 /// Collect the S0-fit observations of a training partition: the rows with
@@ -324,8 +348,8 @@ struct FsrsBase {
   static constexpr std::size_t num_params = N;
 
   double s_min = Derived::default_s_min;  ///< stability floor (and lower clamp of w0..w3 where boxed)
-  double s_max = 36500;     ///< stability ceiling
-  double init_s_max = 100;  ///< upper bound of the S0 fit (and of w0..w3 where boxed)
+  double s_max = 36500;                   ///< stability ceiling
+  double init_s_max = 100;                ///< upper bound of the S0 fit (and of w0..w3 where boxed)
   /// Secs mode (--secs): the model sees fractional-day intervals; see the file
   /// comment. s_min then gives way to secs_s_min.
   bool secs = false;

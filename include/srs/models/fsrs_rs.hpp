@@ -201,73 +201,13 @@ double ternary_search_minimum(F f, double lo, double hi) {
   return (lo + hi) / 2.0;
 }
 
-/// fsrs-rs's `smooth_and_fill`: the monotonicity repair (pairs (1,2), (2,3),
-/// (3,4), (1,3), (2,4), (1,4); the rating with fewer observations yields), the
-/// log-linear fill of missing ratings (a = 0.41, b = 0.54; one known rating:
-/// the defaults scaled by S_r/s0_r, sorted ascending), and the clamp to
-/// [s_min, s_max]. Only ratings with `known` set take part.
-/// (This is the same rule as inside detail::fit_initial_stability, which does
-/// not expose it separately.)
-/// @throws InadequateData when no rating is known
-inline std::array<double, 4> rs_smooth_and_fill(std::array<double, 4> st, const std::array<bool, 4>& known,
-                                                const std::array<double, 4>& count,
-                                                const std::array<double, 4>& s0_default, double s_min, double s_max) {
-  constexpr std::array<std::pair<std::size_t, std::size_t>, 6> pairs{{{0, 1}, {1, 2}, {2, 3}, {0, 2}, {1, 3}, {0, 3}}};
-  for (auto [small, big] : pairs) {
-    if (known[small] && known[big] && st[small] > st[big]) {
-      if (count[small] > count[big]) {
-        st[big] = st[small];
-      } else {
-        st[small] = st[big];
-      }
-    }
+/// The ternary search as a minimiser for detail::fit_initial_stability.
+struct TernarySearch {
+  template <class F>
+  double operator()(F f, double lo, double hi) const {
+    return ternary_search_minimum(f, lo, hi);
   }
-  constexpr double a = 0.41, b = 0.54;
-  using std::pow;
-  double &s1 = st[0], &s2 = st[1], &s3 = st[2], &s4 = st[3];
-  const bool k1 = known[0], k2 = known[1], k3 = known[2], k4 = known[3];
-  const int n_known = int(k1) + int(k2) + int(k3) + int(k4);
-  if (n_known == 0) throw InadequateData("Not enough data for pretraining!");
-  if (n_known == 1) {
-    const std::size_t r = k1 ? 0 : k2 ? 1 : k3 ? 2 : 3;
-    const double factor = st[r] / s0_default[r];
-    for (std::size_t k = 0; k < 4; ++k) st[k] = s0_default[k] * factor;
-    std::sort(st.begin(), st.end());
-  } else if (n_known == 2) {
-    if (k3 && k4) {
-      s2 = pow(s3, 1 / (1 - b)) * pow(s4, 1 - 1 / (1 - b));
-      s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
-    } else if (k2 && k4) {
-      s3 = pow(s2, 1 - b) * pow(s4, b);
-      s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
-    } else if (k2 && k3) {
-      s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
-      s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
-    } else if (k1 && k4) {
-      const double c = a + b - a * b;
-      s2 = pow(s1, a / c) * pow(s4, 1 - a / c);
-      s3 = pow(s1, 1 - b / c) * pow(s4, b / c);
-    } else if (k1 && k3) {
-      s2 = pow(s1, a) * pow(s3, 1 - a);
-      s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
-    } else {  // k1 && k2
-      s3 = pow(s1, 1 - 1 / (1 - a)) * pow(s2, 1 / (1 - a));
-      s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
-    }
-  } else if (n_known == 3) {
-    if (!k1) {
-      s1 = pow(s2, 1 / a) * pow(s3, 1 - 1 / a);
-    } else if (!k2) {
-      s2 = pow(s1, a) * pow(s3, 1 - a);
-    } else if (!k3) {
-      s3 = pow(s2, 1 - b) * pow(s4, b);
-    } else {
-      s4 = pow(s2, 1 - 1 / b) * pow(s3, 1 / b);
-    }
-  }
-  for (auto& s : st) s = std::clamp(s, s_min, s_max);
-  return st;
-}
+};
 
 /// Result of the S0 fit: w0..w3 and the number of observations per first rating.
 struct RsS0Fit {
@@ -275,38 +215,20 @@ struct RsS0Fit {
   std::array<double, 4> count{};
 };
 
-/// fsrs-rs's `initialize_stability_parameters`: per first rating with data,
-/// the ternary-search minimum of the smoothed S0 objective (FSRS-6 curve at
-/// the default decay, L1 pull |s - s0|/16 toward the default), then
-/// rs_smooth_and_fill.
+/// fsrs-rs's `initialize_stability_parameters`: the S0 fit of FSRS-6
+/// (detail::fit_initial_stability: smoothed objective at the default decay with
+/// the |s - s0|/16 pull, monotonicity repair and fill) with the ternary search
+/// as the minimiser and fsrs-rs's sorted one-known rule.
 /// @throws InadequateData when no rating has data
 inline RsS0Fit rs_initial_stability(const std::array<std::vector<S0Group>, 4>& groups, double average_recall,
                                     double s_min = 0.001, double s_max = 100) {
   RsS0Fit fit;
-  std::array<double, 4> st{};
-  std::array<bool, 4> known{};
-  std::array<double, 4> s0_default{};
-  for (std::size_t r = 0; r < 4; ++r) s0_default[r] = Fsrs6::defaults[r];
-  for (std::size_t r = 0; r < 4; ++r) {
-    const auto& g = groups[r];
-    if (g.empty()) continue;
-    std::vector<double> recall(g.size());
-    for (std::size_t k = 0; k < g.size(); ++k) {
-      recall[k] = (g[k].mean_y * g[k].count + average_recall) / (g[k].count + 1);
-      fit.count[r] += g[k].count;
-    }
-    auto loss = [&](double s) {
-      double l = 0;
-      for (std::size_t k = 0; k < g.size(); ++k) {
-        const double p = Fsrs6::s0_curve(g[k].delta_t, s);
-        l += -(recall[k] * std::log(p) + (1 - recall[k]) * std::log(1 - p)) * g[k].count;
-      }
-      return l + std::abs(s - s0_default[r]) / 16;
-    };
-    st[r] = ternary_search_minimum(loss, s_min, s_max);
-    known[r] = true;
-  }
-  fit.s = rs_smooth_and_fill(st, known, fit.count, s0_default, s_min, s_max);
+  for (std::size_t r = 0; r < 4; ++r)
+    for (const S0Group& g : groups[r]) fit.count[r] += g.count;
+  const auto& def = Fsrs6::defaults;
+  fit.s = fit_initial_stability(
+      groups, average_recall, {def[0], def[1], def[2], def[3]}, s_min, s_max, true,
+      [](double t, double s) { return Fsrs6::s0_curve(t, s); }, TernarySearch{}, true);
   return fit;
 }
 

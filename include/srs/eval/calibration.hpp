@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/eval/calibration.hpp
+/// Per-user calibration metrics (pipeline.md §4): the Integrated Calibration
+/// Index (ICI) of the reference's result files, and a calibration graph —
+/// predictions grouped into bins by predicted recall, each bin's mean
+/// prediction against its observed recall rate — with the graph's mean
+/// absolute error.
+///
+/// **LOWESS** (statsmodels' `lowess(y, x, frac, it, delta)`, re-implemented
+/// from its documented algorithm; Cleveland 1979). With the points sorted by
+/// x and k = int(frac n + 1e-10) clamped to [2, n] neighbours:
+///
+///   * neighbourhood of x_i: a window [l, l + k) slid right while
+///     x_i > (x_l + x_{l+k}) / 2; radius h = max(x_i - x_l, x_{l+k-1} - x_i);
+///   * weights w_j = (1 - (|x_j - x_i| / h)^3)^3 (tricube) times the robustness
+///     weight of j, normalised to sum 1; if fewer than 2 weights exceed
+///     1e-12 the fit at x_i is y_i itself;
+///   * fit: the weighted least-squares line at x_i,
+///       m = sum w_j x_j,  s2 = max(sum w_j (x_j - m)^2, 1e-12),
+///       yhat_i = sum_j w_j (1 + (x_i - m)(x_j - m) / s2) y_j;
+///   * delta: after a fit at i, points with x <= x_i + delta are skipped (tied
+///     x copy yhat_i), the next fit is at the last skipped point (or i + 1),
+///     and the skipped points in between are interpolated linearly in x;
+///   * `it` robustifying passes: r_j = |y_j - yhat_j| / (6 median |y - yhat|)
+///     clipped to 1, robustness weight (1 - r_j^2)^2; stop early when the
+///     median residual is <= 1e-7.
+///
+/// The operations follow statsmodels' order (NumPy pairwise sum for the
+/// normalising sum, plain loops for the fit), so the fitted values equal
+/// statsmodels' (0.13.5) to the last bit on the test cases
+/// (tests/stats/calibration.test.cpp; goldens from
+/// tests/tools/gen_stats_golden.py). The points are sorted in the order of
+/// NumPy's np.argsort, ties included (srs/stats/argsort.hpp): when frac·n or
+/// more predictions are equal, the fit falls back to the y of the first of
+/// them, so the tie order matters. With it, the ICI of the reference's own
+/// predictions equals the reference's ICI on all 182 model/dataset pairs of
+/// ../shared/data/real (tests/stats/ici_real_data.test.cpp).
+///
+/// **ICI** = (1/n) sum_i |yhat_i - p_i|, yhat = LOWESS of y on p with
+/// frac = 2/3, it = 0, delta = 0.01 (max p - min p), evaluated at every p
+/// (the reference: `lowess(y, p, it=0, delta=0.01*(max(p)-min(p)),
+/// return_sorted=False)`).
+///
+/// **Calibration graph** (as issue 6 describes the seed article's graphs:
+/// predictions grouped into 40 bins by predicted recall, MAE weighted by bin
+/// size; the bin edges are not given there, so srs decides on equal widths):
+/// B = 40 bins, bin(p) = min(floor(B p), B - 1) (p clamped to [0, 1]);
+/// per bin the count n_b, the mean prediction pbar_b and the observed recall
+/// ybar_b; MAE = sum_b n_b |pbar_b - ybar_b| / sum_b n_b (bins weighted by
+/// their size). Its JSON field (calibration_json, key "calibration"):
+///
+///   {"bins": 40, "n": [n_0, ..., n_39], "p": [pbar_0 or null, ...], "y": [ybar_0 or null, ...]}
+///
+/// with means rounded to 6 decimals (null for an empty bin). Graphs of many
+/// users pool: counts add, means combine weighted by counts
+/// (CalibrationData::pool; exact up to that rounding), which is how
+/// srs-report draws one graph per model.
+#pragma once
+
+#include <algorithm>    // std::sort, std::fill, std::max, std::min, std::minmax_element, std::clamp
+#include <array>        // std::array
+#include <cmath>        // std::abs, std::floor, std::isnan, std::isfinite, std::fmax
+#include <cstddef>      // std::size_t, std::ptrdiff_t
+#include <cstdint>      // std::int64_t
+#include <limits>       // std::numeric_limits
+#include <optional>     // std::optional, std::nullopt
+#include <span>         // std::span
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
+
+#include <srs/concepts.hpp>       // srs::Metric, srs::Prediction
+#include <srs/core/error.hpp>     // srs::UsageError
+#include <srs/detail/json.hpp>    // srs::detail::json::Value, Array, Object, ValueError
+#include <srs/detail/number.hpp>  // srs::detail::round_decimal
+#include <srs/eval/metrics.hpp>   // eval::detail::CompensatedSum
+#include <srs/stats/argsort.hpp>  // stats::numpy_argsort
+#include <srs/stats/summary.hpp>  // stats::detail::pairwise_sum
+
+namespace srs::eval {
+
+// ---------------------------------------------------------------------------
+// LOWESS
+// ---------------------------------------------------------------------------
+
+/// Settings of lowess(); the defaults are statsmodels' except `iterations`,
+/// which is the reference's it = 0 (statsmodels' default is 3).
+struct LowessOptions {
+  double frac = 2.0 / 3.0;  ///< fraction of the points in each local regression
+  int iterations = 0;       ///< robustifying passes (statsmodels' `it`)
+  double delta = 0.0;       ///< skip regressions within this distance in x; interpolate instead
+};
+
+namespace detail {
+
+/// LOWESS fitted values at the sorted x (ascending). y in the same order.
+inline std::vector<double> lowess_sorted(std::span<const double> x, std::span<const double> y, const LowessOptions& o) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+  std::vector<double> fit(x.size(), 0.0);
+  if (n == 0) return fit;
+  std::ptrdiff_t k = static_cast<std::ptrdiff_t>(o.frac * static_cast<double>(n) + 1e-10);
+  if (k < 2) k = 2;
+  if (k > n) k = n;
+  std::vector<double> robust(x.size(), 1.0), w(x.size(), 0.0);
+
+  for (int pass = 0; pass <= o.iterations; ++pass) {
+    std::ptrdiff_t i = 0, last = -1, left = 0, right = k;
+    std::fill(fit.begin(), fit.end(), 0.0);
+    for (;;) {
+      const double xv = x[static_cast<std::size_t>(i)];
+      while (right < n && xv > (x[static_cast<std::size_t>(left)] + x[static_cast<std::size_t>(right)]) / 2.0) {
+        ++left;
+        ++right;
+      }
+      const double radius =
+          std::fmax(xv - x[static_cast<std::size_t>(left)], x[static_cast<std::size_t>(right - 1)] - xv);
+      const std::size_t lo = static_cast<std::size_t>(left), hi = static_cast<std::size_t>(right);
+      for (std::size_t j = lo; j < hi; ++j) {
+        const double d = std::abs(x[j] - xv) / radius;  // 0/0 = NaN when every neighbour sits at xv
+        const double c = 1.0 - d * d * d;
+        w[j] = c * c * c * robust[j];
+      }
+      const double total = srs::stats::detail::pairwise_sum(w.data() + lo, hi - lo);
+      std::size_t positive = 0;
+      for (std::size_t j = lo; j < hi; ++j) positive += w[j] > 1e-12;
+      const std::size_t iu = static_cast<std::size_t>(i);
+      if (positive < 2) {
+        fit[iu] = y[iu];
+      } else {
+        for (std::size_t j = lo; j < hi; ++j) w[j] /= total;
+        double m = 0, s2 = 0;
+        for (std::size_t j = lo; j < hi; ++j) m += w[j] * x[j];
+        for (std::size_t j = lo; j < hi; ++j) s2 += w[j] * ((x[j] - m) * (x[j] - m));
+        s2 = std::fmax(s2, 1e-12);
+        for (std::size_t j = lo; j < hi; ++j) fit[iu] += w[j] * (1.0 + (xv - m) * (x[j] - m) / s2) * y[j];
+      }
+      // Points skipped because of delta: linear interpolation between the fits.
+      if (last < i - 1) {
+        const std::size_t l = static_cast<std::size_t>(last);
+        const double denom = x[iu] - x[l];
+        for (std::size_t j = l + 1; j < iu; ++j) {
+          const double a = (x[j] - x[l]) / denom;
+          fit[j] = a * fit[iu] + (1.0 - a) * fit[l];
+        }
+      }
+      // Next point to fit: the last one within delta of this one (ties copy this fit).
+      last = i;
+      std::ptrdiff_t next = last;
+      const double cut = x[static_cast<std::size_t>(last)] + o.delta;
+      for (std::ptrdiff_t j = last + 1; j < n; ++j) {
+        next = j;
+        if (x[static_cast<std::size_t>(j)] > cut) break;
+        if (x[static_cast<std::size_t>(j)] == x[static_cast<std::size_t>(last)]) {
+          fit[static_cast<std::size_t>(j)] = fit[static_cast<std::size_t>(last)];
+          last = j;
+        }
+      }
+      i = std::max(next - 1, last + 1);
+      if (last >= n - 1) break;
+    }
+    if (pass == o.iterations) break;
+    // Robustness weights for the next pass.
+    std::vector<double> r(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) r[j] = std::abs(y[j] - fit[j]);
+    std::vector<double> sorted = r;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t mid = sorted.size() / 2;
+    const double median = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
+    if (median <= 1e-7) break;
+    const double scale = 6.0 * median;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      double v = r[j] / scale;
+      if (v > 1) v = 1.0;
+      const double t = 1.0 - v * v;
+      robust[j] = t * t;
+    }
+  }
+  return fit;
+}
+
+}  // namespace detail
+
+/// LOWESS of y on x (statsmodels' `lowess(y, x, ..., return_sorted=False)`):
+/// the fitted value at every x, in input order. Pairs with a non-finite x or
+/// y are left out of the fit and get NaN (statsmodels' missing="drop").
+inline std::vector<double> lowess(std::span<const double> x, std::span<const double> y,
+                                  const LowessOptions& options = {}) {
+  if (x.size() != y.size()) throw UsageError("lowess: x and y differ in length");
+  std::vector<std::size_t> valid;
+  valid.reserve(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::isfinite(x[i]) && std::isfinite(y[i])) valid.push_back(i);
+  std::vector<double> xv(valid.size());
+  for (std::size_t k = 0; k < valid.size(); ++k) xv[k] = x[valid[k]];
+  // NumPy's argsort order, ties included (see srs/stats/argsort.hpp).
+  const std::vector<std::size_t> order = srs::stats::numpy_argsort(xv);
+  std::vector<double> xs(valid.size()), ys(valid.size());
+  for (std::size_t k = 0; k < valid.size(); ++k) {
+    xs[k] = xv[order[k]];
+    ys[k] = y[valid[order[k]]];
+  }
+  const std::vector<double> fs = detail::lowess_sorted(xs, ys, options);
+  std::vector<double> out(x.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 0; k < valid.size(); ++k) out[valid[order[k]]] = fs[k];
+  return out;
+}
+
+/// The Integrated Calibration Index of predictions p against outcomes y (see
+/// the file comment); empty for no predictions.
+inline std::optional<double> ici(std::span<const double> p, std::span<const double> y) {
+  if (p.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(p.begin(), p.end());
+  LowessOptions o;
+  o.delta = 0.01 * (*hi - *lo);
+  const std::vector<double> fit = lowess(p, y, o);
+  std::vector<double> dev(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) dev[i] = std::abs(fit[i] - p[i]);
+  return srs::stats::detail::pairwise_sum(dev.data(), dev.size()) / static_cast<double>(dev.size());
+}
+
+/// ICI as a streaming metric: keeps every (p, y) and fits the LOWESS curve in
+/// value(), O(n log n + F n) with F <= ~100 regressions thanks to delta.
+/// Add the predictions in pooled order, as the reference passes them: the
+/// order of equal predictions can matter (see the file comment), so merge()
+/// appends.
+struct Ici {
+  static constexpr std::string_view name = "ICI";
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    p_.push_back(p);
+    y_.push_back(y != 0 ? 1.0 : 0.0);
+  }
+  void merge(const Ici& o) {
+    p_.insert(p_.end(), o.p_.begin(), o.p_.end());
+    y_.insert(y_.end(), o.y_.begin(), o.y_.end());
+  }
+  std::size_t count() const noexcept { return p_.size(); }
+  /// The ICI; empty if nothing was added.
+  std::optional<double> value() const { return ici(p_, y_); }
+
+ private:
+  std::vector<double> p_, y_;
+};
+
+static_assert(Metric<Ici>);
+
+// ---------------------------------------------------------------------------
+// Calibration graph
+// ---------------------------------------------------------------------------
+
+/// One bin of a calibration graph.
+struct CalibrationBin {
+  std::size_t count = 0;  ///< predictions in the bin
+  double mean_p = 0;      ///< mean predicted recall (0 when empty)
+  double mean_y = 0;      ///< observed recall rate (0 when empty)
+};
+
+/// A calibration graph's bins, as stored in a result line or pooled over users.
+struct CalibrationData {
+  std::vector<CalibrationBin> bins;
+
+  /// Total number of predictions.
+  std::size_t count() const noexcept {
+    std::size_t n = 0;
+    for (const CalibrationBin& b : bins) n += b.count;
+    return n;
+  }
+
+  /// sum_b n_b |pbar_b - ybar_b| / sum_b n_b; empty when there are no predictions.
+  std::optional<double> mae() const {
+    srs::eval::detail::CompensatedSum num;
+    std::size_t den = 0;
+    for (const CalibrationBin& b : bins) {
+      if (b.count == 0) continue;
+      num.add(static_cast<double>(b.count) * std::abs(b.mean_p - b.mean_y));
+      den += b.count;
+    }
+    if (den == 0) return std::nullopt;
+    return num.value() / static_cast<double>(den);
+  }
+
+  /// Adds another graph's predictions (same number of bins): counts add, means
+  /// combine weighted by counts.
+  void pool(const CalibrationData& o) {
+    if (bins.empty()) bins.resize(o.bins.size());
+    if (o.bins.size() != bins.size())
+      throw UsageError("calibration: cannot pool graphs with " + std::to_string(bins.size()) + " and " +
+                       std::to_string(o.bins.size()) + " bins");
+    for (std::size_t b = 0; b < bins.size(); ++b) {
+      const CalibrationBin& ob = o.bins[b];
+      if (ob.count == 0) continue;
+      CalibrationBin& x = bins[b];
+      const double n1 = static_cast<double>(x.count), n2 = static_cast<double>(ob.count);
+      x.mean_p = (x.mean_p * n1 + ob.mean_p * n2) / (n1 + n2);
+      x.mean_y = (x.mean_y * n1 + ob.mean_y * n2) / (n1 + n2);
+      x.count += ob.count;
+    }
+  }
+};
+
+/// The JSON field of a graph: {"bins": B, "n": [...], "p": [...], "y": [...]},
+/// means rounded to 6 decimals, null for empty bins.
+inline srs::detail::json::Value calibration_json(const CalibrationData& d) {
+  using srs::detail::json::Array;
+  using srs::detail::json::Value;
+  Array n, p, y;
+  for (const CalibrationBin& b : d.bins) {
+    n.emplace_back(static_cast<std::int64_t>(b.count));
+    if (b.count) {
+      p.emplace_back(srs::detail::round_decimal(b.mean_p, 6));
+      y.emplace_back(srs::detail::round_decimal(b.mean_y, 6));
+    } else {
+      p.emplace_back(nullptr);
+      y.emplace_back(nullptr);
+    }
+  }
+  Value v = srs::detail::json::Object{};
+  v["bins"] = static_cast<std::int64_t>(d.bins.size());
+  v["n"] = Value(std::move(n));
+  v["p"] = Value(std::move(p));
+  v["y"] = Value(std::move(y));
+  return v;
+}
+
+/// Reads the JSON field written by calibration_json. Throws
+/// srs::detail::json::ValueError describing what is wrong (the caller adds
+/// the file and line).
+inline CalibrationData calibration_from_json(const srs::detail::json::Value& v) {
+  using srs::detail::json::ValueError;
+  if (!v.is_object()) throw ValueError("calibration: expected an object");
+  const auto* bins = v.find("bins");
+  if (!bins || !bins->is_integer() || bins->as_int() < 1 || bins->as_int() > 100000)
+    throw ValueError("calibration: \"bins\" must be a positive integer");
+  const std::size_t b = static_cast<std::size_t>(bins->as_int());
+  auto array = [&](const char* key) -> const srs::detail::json::Array& {
+    const auto* a = v.find(key);
+    if (!a || !a->is_array() || a->size() != b)
+      throw ValueError(std::string("calibration: \"") + key + "\" must be an array of " + std::to_string(b) +
+                       " entries");
+    return a->as_array();
+  };
+  const auto& n = array("n");
+  const auto& p = array("p");
+  const auto& y = array("y");
+  CalibrationData d;
+  d.bins.resize(b);
+  for (std::size_t i = 0; i < b; ++i) {
+    if (!n[i].is_integer() || n[i].as_int() < 0)
+      throw ValueError("calibration: \"n\"[" + std::to_string(i) + "] must be a non-negative integer");
+    d.bins[i].count = static_cast<std::size_t>(n[i].as_int());
+    if (d.bins[i].count == 0) continue;
+    if (!p[i].is_number() || !y[i].is_number())
+      throw ValueError("calibration: bin " + std::to_string(i) + " has predictions but no mean \"p\"/\"y\"");
+    d.bins[i].mean_p = p[i].as_double();
+    d.bins[i].mean_y = y[i].as_double();
+  }
+  return d;
+}
+
+/// The calibration graph of a user's pooled predictions as a streaming
+/// metric: value() is the graph's MAE, json() the result line's
+/// "calibration" field.
+template <std::size_t Bins = 40>
+class CalibrationGraph {
+  static_assert(Bins >= 1);
+
+ public:
+  static constexpr std::string_view name = "MAE(calibration)";
+  /// The result-line field holding json().
+  static constexpr std::string_view json_key = "calibration";
+  static constexpr std::size_t num_bins = Bins;
+
+  /// bin(p) = min(floor(Bins p), Bins - 1), p clamped to [0, 1].
+  static std::size_t bin_of(double p) noexcept {
+    const double c = std::clamp(p, 0.0, 1.0);
+    return std::min(static_cast<std::size_t>(std::floor(c * static_cast<double>(Bins))), Bins - 1);
+  }
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair; a NaN p is ignored.
+  void add(double p, int y) {
+    if (std::isnan(p)) return;
+    const std::size_t b = bin_of(p);
+    ++count_[b];
+    if (y != 0) ++positives_[b];
+    sum_p_[b].add(p);
+  }
+  void merge(const CalibrationGraph& o) {
+    for (std::size_t b = 0; b < Bins; ++b) {
+      count_[b] += o.count_[b];
+      positives_[b] += o.positives_[b];
+      sum_p_[b].merge(o.sum_p_[b]);
+    }
+  }
+  /// The bins.
+  CalibrationData data() const {
+    CalibrationData d;
+    d.bins.resize(Bins);
+    for (std::size_t b = 0; b < Bins; ++b) {
+      d.bins[b].count = count_[b];
+      if (count_[b] == 0) continue;
+      const double n = static_cast<double>(count_[b]);
+      d.bins[b].mean_p = sum_p_[b].value() / n;
+      d.bins[b].mean_y = static_cast<double>(positives_[b]) / n;
+    }
+    return d;
+  }
+  /// The MAE of the graph; empty if nothing was added.
+  std::optional<double> value() const { return data().mae(); }
+  /// The "calibration" field of the result line.
+  srs::detail::json::Value json() const { return calibration_json(data()); }
+
+ private:
+  std::array<std::size_t, Bins> count_{};
+  std::array<std::size_t, Bins> positives_{};
+  std::array<srs::eval::detail::CompensatedSum, Bins> sum_p_{};
+};
+
+static_assert(Metric<CalibrationGraph<>>);
+
+}  // namespace srs::eval

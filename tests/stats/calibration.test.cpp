@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// Tests of srs/eval/calibration.hpp (kept with the report's statistics, which
+// read its JSON): LOWESS, ICI and the calibration graph (pipeline.md §4).
+//
+//   * lowess: the fitted values of statsmodels' algorithm on seven cases —
+//     10 points, 200 points with the reference's delta, 300 points with tied x,
+//     a robust fit (it = 2, frac 0.3) on Cauchy noise, and n = 1, 2 and a
+//     constant x. Expected values: tests/tools/gen_stats_golden.py's NumPy
+//     re-implementation of statsmodels' documented algorithm, which agreed with
+//     statsmodels 0.13.5 itself to the last bit on every case;
+//   * by hand: a local linear fit reproduces a straight line; three points
+//     with two neighbours each fall back to y (one positive weight);
+//   * ICI equals the goldens, and the Ici metric equals ici();
+//   * the calibration graph: bins of a hand-made sample, its MAE
+//     (2*0.485 + 0.5 + 2*0.005)/5 = 0.296, the exact JSON field, the JSON
+//     read back, pooling two users, and errors for malformed fields.
+#include <cmath>    // std::isnan, std::abs
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <limits>   // std::numeric_limits (stats_golden.ipp)
+#include <vector>   // std::vector
+
+#include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE, doctest::Approx
+
+#include <srs/concepts.hpp>          // srs::Metric, srs::Prediction
+#include <srs/detail/json.hpp>       // srs::detail::json::dump, parse, ValueError
+#include <srs/eval/calibration.hpp>  // srs::eval::lowess, ici, Ici, CalibrationGraph, CalibrationData
+
+#include "stats/stats_golden.ipp"
+
+namespace eval = srs::eval;
+namespace json = srs::detail::json;
+
+static_assert(srs::Metric<eval::Ici>);
+static_assert(srs::Metric<eval::CalibrationGraph<40>>);
+static_assert(srs::Metric<eval::CalibrationGraph<10>>);
+
+TEST_CASE("stats: lowess reproduces statsmodels' fitted values") {
+  for (const auto& c : stats_golden::lowess) {
+    CAPTURE(c.name);
+    eval::LowessOptions o;
+    o.frac = c.frac;
+    o.iterations = c.it;
+    o.delta = c.delta;
+    const auto fit = eval::lowess(c.x, c.y, o);
+    REQUIRE(fit.size() == c.fit.size());
+    for (std::size_t i = 0; i < fit.size(); ++i) {
+      CAPTURE(i);
+      CHECK(fit[i] == doctest::Approx(c.fit[i]).epsilon(1e-13));
+    }
+  }
+}
+
+TEST_CASE("stats: lowess by hand") {
+  // A local linear fit reproduces a line, with or without delta.
+  std::vector<double> x, y;
+  for (int i = 0; i < 20; ++i) {
+    x.push_back(0.05 * i * i);
+    y.push_back(3.0 * x.back() - 1.0);
+  }
+  for (double delta : {0.0, 2.0}) {
+    eval::LowessOptions o;
+    o.delta = delta;
+    const auto fit = eval::lowess(x, y, o);
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(fit[i] == doctest::Approx(y[i]).epsilon(1e-9));
+  }
+  // Three points, k = int(2/3 * 3) = 2 neighbours: each neighbourhood has one
+  // point at distance 0 (weight 1) and one at the radius (weight 0), so every
+  // fit falls back to the point's own y.
+  const auto fit3 = eval::lowess(std::vector<double>{0, 1, 2}, std::vector<double>{0.3, 1.0, 0.0});
+  CHECK(fit3 == std::vector<double>{0.3, 1.0, 0.0});
+  // Non-finite pairs are left out and get NaN (missing="drop").
+  const auto fitn = eval::lowess(std::vector<double>{0, std::nan(""), 2, 3}, std::vector<double>{1, 1, 1, 1});
+  CHECK(std::isnan(fitn[1]));
+  CHECK(fitn[0] == doctest::Approx(1.0));
+  CHECK(eval::lowess(std::vector<double>{}, std::vector<double>{}).empty());
+}
+
+TEST_CASE("stats: ICI matches the golden values, as a function and as a metric") {
+  for (const auto& c : stats_golden::ici) {
+    const auto& p = stats_golden::lowess[c.lowess_case].x;
+    const auto& y = stats_golden::lowess[c.lowess_case].y;
+    CAPTURE(p.size());
+    CHECK(*eval::ici(p, y) == doctest::Approx(c.ici).epsilon(1e-13));
+    // Two halves merged in order: the pooled order is kept (it decides the
+    // order of tied predictions, which the "mostly_tied" case depends on).
+    eval::Ici m, half;
+    for (std::size_t i = 0; i < p.size(); ++i) (i < p.size() / 2 ? m : half).add(p[i], static_cast<int>(y[i]));
+    m.merge(half);
+    CHECK(m.count() == p.size());
+    CHECK(*m.value() == doctest::Approx(c.ici).epsilon(1e-12));
+  }
+  CHECK_FALSE(eval::Ici{}.value().has_value());
+  // Perfectly calibrated on a line: p on a grid, y = p exactly -> ICI 0.
+  std::vector<double> p;
+  for (int i = 0; i < 50; ++i) p.push_back(0.5 + 0.01 * i);
+  CHECK(*eval::ici(p, p) == doctest::Approx(0.0).epsilon(1e-12));
+}
+
+TEST_CASE("stats: calibration graph bins, MAE and JSON field") {
+  CHECK(eval::CalibrationGraph<>::bin_of(0.0) == 0);
+  CHECK(eval::CalibrationGraph<>::bin_of(0.024) == 0);
+  CHECK(eval::CalibrationGraph<>::bin_of(0.025) == 1);
+  CHECK(eval::CalibrationGraph<>::bin_of(0.5) == 20);
+  CHECK(eval::CalibrationGraph<>::bin_of(0.975) == 39);
+  CHECK(eval::CalibrationGraph<>::bin_of(1.0) == 39);
+  CHECK(eval::CalibrationGraph<>::bin_of(-0.1) == 0);
+  CHECK(eval::CalibrationGraph<>::bin_of(1.5) == 39);
+
+  eval::CalibrationGraph<> g;
+  const double p[] = {0.01, 0.02, 0.5, 0.99, 1.0};
+  const int y[] = {0, 1, 1, 1, 1};
+  for (int i = 0; i < 5; ++i) g.add(srs::Prediction{p[i], y[i], 0, 0, 0});
+  g.add(std::nan(""), 1);  // ignored
+  const auto d = g.data();
+  REQUIRE(d.bins.size() == 40);
+  CHECK(d.count() == 5);
+  CHECK(d.bins[0].count == 2);
+  CHECK(d.bins[0].mean_p == doctest::Approx(0.015));
+  CHECK(d.bins[0].mean_y == 0.5);
+  CHECK(d.bins[20].count == 1);
+  CHECK(d.bins[39].count == 2);
+  CHECK(d.bins[39].mean_p == doctest::Approx(0.995));
+  CHECK(*g.value() == doctest::Approx(0.296).epsilon(1e-14));
+  CHECK(eval::CalibrationGraph<>::name == "MAE(calibration)");
+  CHECK(eval::CalibrationGraph<>::json_key == "calibration");
+
+  eval::CalibrationGraph<4> small;
+  small.add(0.1, 0);
+  small.add(0.2, 1);
+  small.add(0.9, 1);
+  CHECK(json::dump(small.json()) ==
+        R"({"bins": 4, "n": [2, 0, 0, 1], "p": [0.15, null, null, 0.9], "y": [0.5, null, null, 1.0]})");
+  // Round trip and pooling: two users' graphs pool to the graph of all predictions.
+  eval::CalibrationGraph<4> other;
+  other.add(0.05, 1);
+  other.add(0.6, 0);
+  auto pooled = eval::calibration_from_json(small.json());
+  pooled.pool(eval::calibration_from_json(other.json()));
+  eval::CalibrationGraph<4> all = small;
+  all.merge(other);
+  const auto expect = all.data();
+  for (std::size_t b = 0; b < 4; ++b) {
+    CHECK(pooled.bins[b].count == expect.bins[b].count);
+    CHECK(pooled.bins[b].mean_p == doctest::Approx(expect.bins[b].mean_p).epsilon(1e-12));
+    CHECK(pooled.bins[b].mean_y == doctest::Approx(expect.bins[b].mean_y).epsilon(1e-12));
+  }
+  CHECK(*pooled.mae() == doctest::Approx(*all.value()).epsilon(1e-12));
+  CHECK_FALSE(eval::CalibrationGraph<>{}.value().has_value());
+}
+
+TEST_CASE("stats: calibration field errors") {
+  auto bad = [](const char* text) { return eval::calibration_from_json(json::parse(text)); };
+  CHECK_THROWS_AS(bad("[]"), json::ValueError);
+  CHECK_THROWS_AS(bad(R"({"n": [1], "p": [0.5], "y": [1]})"), json::ValueError);
+  CHECK_THROWS_AS(bad(R"({"bins": 2, "n": [1], "p": [0.5], "y": [1]})"), json::ValueError);
+  CHECK_THROWS_AS(bad(R"({"bins": 1, "n": [-1], "p": [0.5], "y": [1]})"), json::ValueError);
+  CHECK_THROWS_AS(bad(R"({"bins": 1, "n": [3], "p": [null], "y": [1]})"), json::ValueError);
+  CHECK(bad(R"({"bins": 1, "n": [0], "p": [null], "y": [null]})").count() == 0);
+  eval::CalibrationData two;
+  two.bins.resize(2);
+  eval::CalibrationData three;
+  three.bins.resize(3);
+  CHECK_THROWS_AS(two.pool(three), srs::UsageError);
+}
