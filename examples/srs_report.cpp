@@ -3,7 +3,7 @@
 // from result files (srs-bench's, or the reference benchmark's own
 // result/*.jsonl, which share the format): mean ± 99% BCa confidence
 // interval per model and metric, weighted by reviews and by users; the
-// superiority matrix; Wilcoxon and t-test effect sizes; and, with --html, one
+// superiority matrix; Wilcoxon and t-test effect sizes; and one
 // self-contained HTML page with calibration graphs and heatmaps drawn as
 // inline SVG. `srs-report --help` documents everything.
 #include <srs/detail/json.hpp>         // srs::detail::json::parse, Value
@@ -46,7 +46,7 @@ constexpr const char* usage_text =
     R"usage(srs-report: the SRS benchmark's README tables and figures from result files
 
 Usage:
-  srs-report DIR [--html FILE] [--models A,B,...] [options]
+  srs-report DIR [--html FILE | --no-html] [--models A,B,...] [options]
 
 Input:
   DIR                 a folder of result files NAME.jsonl, one JSON line per
@@ -78,9 +78,11 @@ Output (Markdown on stdout):
   statistics need every model to have the same users.
 
 Options:
-  --html FILE         also write one self-contained HTML page: the tables, a
-                      calibration graph per model, and heatmaps of superiority,
-                      Wilcoxon r and Cohen's d (inline SVG, no external files)
+  --html FILE         where to write the self-contained HTML page (default:
+                      DIR/report.html): the tables, a calibration graph per
+                      model, and heatmaps of superiority, Wilcoxon r and
+                      Cohen's d (inline SVG, no external files)
+  --no-html           do not write the HTML page
   --common-users      restrict every model to the users present in all of them
   --no-paired         tables only; each model on all of its users (for result
                       sets that differ by a few users, as the reference's do)
@@ -99,7 +101,8 @@ Exit status: 0 on success, 1 for unreadable or inconsistent result files
 
 struct Options {
   fs::path dir;
-  fs::path html;
+  fs::path html;         ///< the HTML page (default DIR/report.html)
+  bool no_html = false;  ///< --no-html
   std::vector<std::string> models;
   bool common_users = false;
   bool paired = true;
@@ -133,6 +136,8 @@ Options parse_args(int argc, char** argv) {
       std::exit(0);
     } else if (a == "--html") {
       o.html = value();
+    } else if (a == "--no-html") {
+      o.no_html = true;
     } else if (a == "--models") {
       std::string list = value();
       std::size_t start = 0;
@@ -167,6 +172,8 @@ Options parse_args(int argc, char** argv) {
   }
   if (!have_dir) usage_error("the result folder DIR is required");
   if (o.common_users && !o.paired) usage_error("--common-users and --no-paired exclude each other");
+  if (o.no_html && !o.html.empty()) usage_error("--html and --no-html exclude each other");
+  if (!o.no_html && o.html.empty()) o.html = o.dir / "report.html";
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   return o;
 }
@@ -1060,6 +1067,7 @@ int main(int argc, char** argv) {
       out << html_page(models, summary, order, paired, paired_note, opt);
       out.close();
       if (!out) throw srs::Error("cannot write " + opt.html.string());
+      std::fprintf(stderr, "srs-report: wrote %s\n", opt.html.string().c_str());
     }
   } catch (const srs::UsageError& e) {
     std::fprintf(stderr, "srs-report: %s\n", e.what());

@@ -92,15 +92,15 @@ TEST_CASE("report: srs-report --help and usage errors") {
   TempDir tmp;
   const Run help = report(tmp, "--help");
   CHECK(help.status == 0);
-  for (const char* flag : {"--html", "--models", "--common-users", "--no-paired", "--resamples", "--seed", "--threads",
-                           "--help", "calibration", "Exit status"})
+  for (const char* flag : {"--html", "--no-html", "--models", "--common-users", "--no-paired", "--resamples", "--seed",
+                           "--threads", "--help", "calibration", "Exit status"})
     CHECK_MESSAGE(contains(help.out, flag), flag);
   CHECK(report(tmp, "-h").status == 0);
 
   for (const std::string& args :
        {std::string(""), std::string("--bogus x"), std::string("a b"), std::string("x --resamples 0"),
         std::string("x --threads"), std::string("x --common-users --no-paired"), std::string("x --models A,,B"),
-        std::string("x --models A,A")}) {
+        std::string("x --models A,A"), std::string("x --html a.html --no-html")}) {
     CAPTURE(args);
     const Run r = report(tmp, args);
     CHECK(r.status == 2);
@@ -163,7 +163,7 @@ TEST_CASE("report: srs-report prints the README tables and the paired statistics
   const auto good = write_model(dir, {"FSRS-6", 0.03, 0.0, true, 1}, 12);
   const auto poor = write_model(dir, {"AVG", 0.12, 0.03, false, 2}, 12, /*null_auc_user=*/5);
   const auto mid = write_model(dir, {"FSRS-4.5", 0.06, 0.01, true, 3}, 12);
-  const Run r = report(tmp, sh_quote(dir.string()));
+  const Run r = report(tmp, sh_quote(dir.string()) + " --no-html");
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   const std::string& out = r.out;
@@ -283,6 +283,26 @@ TEST_CASE("report: srs-report reads result lines in the reference's own format")
   CHECK(count(html, "data-chart=\"calibration\"") == 0);
   CHECK(contains(html, "No calibration data for <b>FSRS-5</b>"));
   CHECK(contains(html, "No calibration data for <b>HLR-short</b>"));
+}
+
+TEST_CASE("report: srs-report DIR writes DIR/report.html by default; --no-html writes none") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "result";
+  fs::create_directory(dir);
+  write_model(dir, {"FSRS-6", 0.03, 0.0, true, 1}, 8);
+  write_model(dir, {"AVG", 0.12, 0.0, false, 2}, 8);
+  const Run none = report(tmp, sh_quote(dir.string()) + " --resamples 100 --no-html");
+  REQUIRE(none.status == 0);
+  CHECK_FALSE(fs::exists(dir / "report.html"));
+  const Run r = report(tmp, sh_quote(dir.string()) + " --resamples 100");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "Log Loss"));
+  REQUIRE(fs::exists(dir / "report.html"));
+  CHECK(read_file(dir / "report.html").rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(contains(r.err, "report.html"));
+  // The page is not a result file: a second run reads the same models.
+  const Run again = report(tmp, sh_quote(dir.string()) + " --resamples 100 --no-html");
+  CHECK(again.out == none.out);
 }
 
 TEST_CASE("report: srs-report --html writes one self-contained page with every chart") {
