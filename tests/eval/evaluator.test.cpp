@@ -23,17 +23,19 @@
 //   * the metric values equal the metrics computed over `predictions` directly;
 //   * recency_weights(n) equals NumPy's 0.25 + 0.75 * linspace(0, 1, n)**3 bit
 //     for bit (golden table from tests/tools/gen_recency_golden.py).
-#include <algorithm>  // std::find, std::max
-#include <array>      // std::array
-#include <cmath>      // std::abs
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::int32_t, std::uint64_t
-#include <iterator>   // std::size
-#include <optional>   // std::optional
-#include <span>       // std::span
-#include <string>     // std::string
-#include <utility>    // std::pair
-#include <vector>     // std::vector
+#include <algorithm>    // std::find, std::max
+#include <array>        // std::array
+#include <cmath>        // std::abs
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t, std::uint64_t
+#include <iterator>     // std::size
+#include <numeric>      // std::iota
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -45,6 +47,7 @@
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>  // srs::eval::Evaluator, StandardEvaluator, UserResult, EvalOptions, Precision, recency_weights
 #include <srs/eval/metrics.hpp>   // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe, compute
+#include <srs/eval/report.hpp>    // srs::eval::result_line
 #include <srs/eval/split.hpp>     // srs::eval::TimeSeriesSplit
 #include <srs/models/avg.hpp>     // srs::models::Avg
 #include <srs/models/fsrs.hpp>    // srs::models::Fsrs6
@@ -756,4 +759,48 @@ TEST_CASE("evaluator: recency_weights is NumPy's 0.25 + 0.75 * linspace(0, 1, n)
     if (n > 1) CHECK(w.back() == 1.0);
   }
   CHECK(srs::eval::recency_weights(0).empty());
+}
+
+namespace {
+/// A model whose gradient is NaN as soon as its parameter moves above 1
+/// (sqrt of a negative number): training it must fail loudly, not emit NaN.
+struct NanModel {
+  static constexpr std::size_t num_params = 1;
+  static constexpr std::string_view name = "NaN";
+  template <class T>
+  struct State {
+    T s;
+  };
+  std::array<double, 1> default_params() const { return {1.0}; }
+  void clamp(std::span<double, 1>) const {}
+  template <class T>
+  State<T> init(std::span<const T, 1> w, srs::data::Step) const {
+    return {w[0]};
+  }
+  template <class T>
+  State<T> next(std::span<const T, 1>, const State<T>& s, srs::data::Step) const {
+    return s;
+  }
+  template <class T>
+  T recall(std::span<const T, 1>, const State<T>& s, double) const {
+    using std::sqrt;
+    using V = srs::core::value_t<T>;
+    return V(0.9) + V(0.0) * sqrt(V(1) - s.s);  // d/ds = 0 · (−1/(2·sqrt(0))) = NaN at s = 1
+  }
+};
+}  // namespace
+
+TEST_CASE("evaluator: a training with a non-finite gradient falls back to the defaults and is recorded") {
+  const Dataset ds = simulated_dataset(11);
+  std::vector<std::size_t> rows(ds.items.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  CHECK_THROWS_AS(srs::optim::train(NanModel{}, ds, std::span<const std::size_t>(rows)), srs::NumericalError);
+
+  const srs::eval::StandardEvaluator<NanModel> ev;
+  const UserResult res = ev.run(ds);
+  CHECK(res.numerical_fallbacks == 5);
+  for (const auto& [part, w] : res.parameters) CHECK(w == std::vector<double>{1.0});
+  for (const auto& p : res.predictions) CHECK(p.p == doctest::Approx(0.9));
+  const std::string line = srs::eval::result_line(res);
+  CHECK(line.find("\"fallbacks\": {\"defaults\": 0, \"user_level\": 0, \"numerical\": 5}") != std::string::npos);
 }

@@ -67,6 +67,15 @@ class InadequateData : public Error {
   using Error::Error;
 };
 
+/// Training produced a non-finite loss, gradient or parameter (an extreme
+/// history overflowing a model's arithmetic). The evaluator answers it like
+/// InadequateData — the fold falls back to the default parameters — and
+/// records it in the result line, so no NaN or infinity ever reaches a result.
+class NumericalError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Bad arguments given to an srs API or to srs-bench.
 class UsageError : public Error {
  public:

@@ -27,7 +27,7 @@
 
 #include <algorithm>    // std::find
 #include <array>        // std::array
-#include <cmath>        // std::pow
+#include <cmath>        // std::pow, std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
 #include <optional>     // std::optional
@@ -74,8 +74,9 @@ struct UserResult {
   /// Extra JSON fields of the result line from metrics that carry data (the
   /// calibration graph's bins under "calibration").
   srs::detail::json::Object extra;
-  std::size_t fallbacks = 0;       ///< partition trainings that fell back to the defaults (InadequateData)
-  std::size_t user_fallbacks = 0;  ///< partition trainings that fell back to the fold's user-level model
+  std::size_t fallbacks = 0;            ///< trainings that fell back to the defaults (InadequateData)
+  std::size_t numerical_fallbacks = 0;  ///< trainings that fell back to the defaults (NumericalError)
+  std::size_t user_fallbacks = 0;       ///< partition trainings that fell back to the fold's user-level model
 
   /// Value of a metric by name (empty if absent or undefined).
   std::optional<double> metric(std::string_view name) const {
@@ -214,6 +215,15 @@ class Evaluator {
         }
       }
     };
+    // A training run whose parameters are all finite (NumericalError otherwise,
+    // whatever trainer produced them).
+    auto checked_train = [&](const std::vector<std::size_t>& rows) -> Params {
+      const Params w = train_on(rows);
+      for (double x : w) {
+        if (!std::isfinite(x)) throw NumericalError("training returned non-finite parameters");
+      }
+      return w;
+    };
     // The user-level fallback: trained on the whole fold, at most once.
     bool user_level_tried = false;
     bool user_level_ok = false;
@@ -226,15 +236,21 @@ class Evaluator {
         if (ds.items[r].partition == part) rows.push_back(r);
       Params w = defaults;
       try {
-        w = train_on(rows);
+        w = checked_train(rows);
+      } catch (const NumericalError&) {
+        w = defaults;  // non-finite training: the initial parameters, recorded
+        ++res.numerical_fallbacks;
       } catch (const InadequateData&) {
         if (rows.size() < fold.train.size() && !user_level_tried) {
           user_level_tried = true;
           try {
-            user_level = train_on(fold.train);
+            user_level = checked_train(fold.train);
             user_level_ok = true;
           } catch (const InadequateData&) {
             user_level_ok = false;
+          } catch (const NumericalError&) {
+            user_level_ok = false;
+            ++res.numerical_fallbacks;
           }
         }
         if (rows.size() < fold.train.size() && user_level_ok) {
@@ -255,7 +271,12 @@ class Evaluator {
       for (std::size_t r : fold.test) {
         const data::Item& it = ds.items[r];
         if (it.partition != part) continue;
-        add_prediction(ds, r, predict(*w, ds, it), res);
+        const double p = predict(*w, ds, it);
+        if (!std::isfinite(p)) {
+          throw NumericalError("non-finite prediction for the review on line " + std::to_string(it.review_th + 1) +
+                               " (card " + std::to_string(it.card_id) + ")");
+        }
+        add_prediction(ds, r, p, res);
       }
     }
     if (last && N > 0) {

@@ -101,6 +101,14 @@ inline std::string result_line(const UserResult& r) {
     line["parameters"] = std::move(params);
   }
   for (const auto& [key, value] : r.extra) line[key] = value;
+  // Trainings that did not produce their own parameters (not in the reference's files).
+  if (r.fallbacks + r.user_fallbacks + r.numerical_fallbacks > 0) {
+    Value fb = srs::detail::json::Object{};
+    fb["defaults"] = static_cast<std::int64_t>(r.fallbacks);
+    fb["user_level"] = static_cast<std::int64_t>(r.user_fallbacks);
+    fb["numerical"] = static_cast<std::int64_t>(r.numerical_fallbacks);
+    line["fallbacks"] = std::move(fb);
+  }
   return srs::detail::json::dump(line);
 }
 

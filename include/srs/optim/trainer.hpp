@@ -16,6 +16,8 @@
 ///  6. per batch: loss = Σ weight·BCE(p, y) + penalty·B/N, gradient by one
 ///     forward pass of Dual<double, N> per row; frozen parameters get zero
 ///     gradient; Adam step with the cosine-annealed rate; clamp to the box;
+///  A non-finite loss or gradient throws NumericalError (the evaluator falls
+///  back to the defaults for that fold and records it).
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
 ///     after each epoch, rounded as the model reports them.
@@ -203,6 +205,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
 
   std::array<double, N> best = w;
   double best_loss = evaluate(w);
+  if (!std::isfinite(best_loss)) throw NumericalError("the training loss of the initial parameters is not finite");
   std::array<D, N> wd;
   std::array<double, N> grad;
   for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
@@ -228,11 +231,20 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       for (std::size_t k = 0; k < N; ++k) {
         if (frozen[k]) grad[k] = 0.0;
       }
+      for (std::size_t k = 0; k < N; ++k) {
+        if (!std::isfinite(grad[k])) {
+          throw NumericalError("non-finite gradient of parameter " + std::to_string(k) + " in epoch " +
+                               std::to_string(epoch + 1));
+        }
+      }
       adam.step(state, std::span<double, N>(w), std::span<const double, N>(grad), schedule.lr());
       schedule.step();
       model.clamp(std::span<double, N>(w));
     }
     const double loss = evaluate(w);
+    if (!std::isfinite(loss)) {
+      throw NumericalError("the training loss after epoch " + std::to_string(epoch + 1) + " is not finite");
+    }
     if (loss < best_loss) {
       best_loss = loss;
       best = w;
