@@ -59,6 +59,20 @@ concept StepwiseOver = requires(const M& m, std::span<const T, M::num_params> w,
   { m.recall(w, s, t) } -> std::same_as<T>;                               // P(recall) t days later
 };
 
+/// Optional for stepwise models: parameter-only quantities computed once per
+/// parameter vector by `derive(w)` and taken by overloads of the step functions
+/// (init(dv, step), next(dv, s, step), recall(dv, s, t)); core::replay uses them
+/// so that they are not recomputed at every review.
+template <class M, class T>
+concept DerivedStepwiseOver = StepwiseOver<M, T> &&
+    requires(const M& m, std::span<const T, M::num_params> w, const typename M::template State<T>& s, data::Step step,
+             double t) {
+  m.derive(w);
+  { m.init(m.derive(w), step) } -> std::same_as<typename M::template State<T>>;
+  { m.next(m.derive(w), s, step) } -> std::same_as<typename M::template State<T>>;
+  { m.recall(m.derive(w), s, t) } -> std::same_as<T>;
+};
+
 /// A model that predicts from the whole history at once (its features depend on
 /// the time from each past review to now: DASH, ACT-R, ...).
 template <class M, class T>

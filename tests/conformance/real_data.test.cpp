@@ -238,6 +238,10 @@ TEST_CASE("conformance: srs-bench FSRS-6 --short --two_buttons within the traine
   check_trained("--model FSRS-6 --short --two_buttons", "FSRS-6-binary-short", "FSRS-6 binary");
 }
 
+TEST_CASE("conformance: srs-bench FSRS-6 --short --fast (card-window batching) within the trained-model tolerances") {
+  check_trained("--model FSRS-6 --short --fast", "FSRS-6-short-fast", "FSRS-6");
+}
+
 TEST_CASE("conformance: srs-bench FSRS-5 --short within the trained-model tolerances") {
   check_trained("--model FSRS-5 --short", "FSRS-5-short", "FSRS-5", 19);
 }

@@ -105,6 +105,12 @@ TEST_CASE("report: result_name: suffixes in the reference's order") {
   short_only.short_term = true;
   CHECK(srs::eval::result_name("AVG", short_only) == "AVG-short");
   CHECK(srs::eval::result_name("AVG", RunFlags{}) == "AVG");
+  // --fast (card-window batching, ours) always comes last.
+  RunFlags fast = short_only;
+  fast.fast = true;
+  fast.recency = true;
+  fast.partitions = srs::data::PartitionBy::preset;
+  CHECK(srs::eval::result_name("FSRS-6", fast) == "FSRS-6-short-recency-preset-fast");
 }
 
 // ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <cmath>    // std::log, std::max
 #include <cstddef>  // std::size_t
 #include <span>     // std::span
+#include <utility>  // std::declval
 
 #include <srs/concepts.hpp>      // srs::MemoryModel, srs::MemoryModelOver
 #include <srs/data/dataset.hpp>  // data::Step
@@ -17,25 +18,109 @@
 namespace srs::core {
 
 /// The model state after the reviews in `history` (which must not be empty:
-/// its first step is the card's first review).
-template <class T, StepwiseOver<T> M>
-typename M::template State<T> replay(const M& model, std::span<const T, M::num_params> w,
-                                     std::span<const data::Step> history) {
-  auto state = model.init(w, history[0]);
-  for (std::size_t k = 1; k < history.size(); ++k) state = model.next(w, state, history[k]);
+/// its first step is the card's first review), from the model's derived
+/// parameter-only quantities `dv` when it has them (see DerivedStepwiseOver).
+template <class T, StepwiseOver<T> M, class Params>
+typename M::template State<T> replay_with(const M& model, const Params& p, std::span<const data::Step> history) {
+  auto state = model.init(p, history[0]);
+  for (std::size_t k = 1; k < history.size(); ++k) state = model.next(p, state, history[k]);
   return state;
 }
 
+/// The model state after the reviews in `history`.
+template <class T, StepwiseOver<T> M>
+typename M::template State<T> replay(const M& model, std::span<const T, M::num_params> w,
+                                     std::span<const data::Step> history) {
+  if constexpr (DerivedStepwiseOver<M, T>) {
+    return replay_with<T>(model, model.derive(w), history);
+  } else {
+    return replay_with<T>(model, w, history);
+  }
+}
+
 /// P(recall) `delta_t` days after the last review in `history`: the model's own
-/// predict() when it has one, else replay() followed by recall().
+/// predict() when it has one, else the replayed state's recall().
 template <class T, MemoryModelOver<T> M>
 T predict(const M& model, std::span<const T, M::num_params> w, std::span<const data::Step> history, double delta_t) {
   if constexpr (HistoryOver<M, T>) {
     return model.predict(w, history, delta_t);
+  } else if constexpr (DerivedStepwiseOver<M, T>) {
+    const auto dv = model.derive(w);
+    return model.recall(dv, replay_with<T>(model, dv, history), delta_t);
   } else {
-    return model.recall(w, replay(model, w, history), delta_t);
+    return model.recall(w, replay_with<T>(model, w, history), delta_t);
   }
 }
+
+/// Predictions of one model with one parameter vector, for many rows: the
+/// model's derived parameter-only quantities (if it has them) are computed once,
+/// and `card()` predicts several rows of one card in a single pass over its
+/// history (rows of a card share their history prefix), with the same
+/// arithmetic, hence the same values, as predict() row by row.
+template <class T, class M>
+requires MemoryModelOver<M, T>
+class Predictor {
+ public:
+  Predictor(const M& model, std::span<const T, M::num_params> w) : model_(model), w_(w), dv_(make_derived(model, w)) {}
+
+  /// P(recall) `delta_t` days after the last review in `history`.
+  T operator()(std::span<const data::Step> history, double delta_t) const {
+    if constexpr (HistoryOver<M, T>) {
+      return model_.predict(w_, history, delta_t);
+    } else {
+      return model_.recall(params(), replay_with<T>(model_, params(), history), delta_t);
+    }
+  }
+
+  /// Predictions of the rows of one card: `steps` is the card's review sequence,
+  /// `len(k)` and `delta_t(k)` the history length (>= 1) and target interval of
+  /// row k = 0..n-1, which must come in non-decreasing history length;
+  /// `emit(k, p)` receives each prediction.
+  template <class Len, class Dt, class Emit>
+  void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Emit emit) const {
+    if constexpr (HistoryOver<M, T>) {
+      for (std::size_t k = 0; k < n; ++k) emit(k, model_.predict(w_, steps.first(len(k)), delta_t(k)));
+    } else {
+      if (n == 0) return;
+      auto state = model_.init(params(), steps[0]);
+      std::size_t done = 1;  // reviews replayed into `state`
+      for (std::size_t k = 0; k < n; ++k) {
+        for (const std::size_t l = len(k); done < l; ++done) state = model_.next(params(), state, steps[done]);
+        emit(k, model_.recall(params(), state, delta_t(k)));
+      }
+    }
+  }
+
+ private:
+  static constexpr bool derived = [] {
+    if constexpr (HistoryOver<M, T>) {
+      return false;
+    } else {
+      return DerivedStepwiseOver<M, T>;
+    }
+  }();
+  struct None {};
+  static auto make_derived(const M& model, std::span<const T, M::num_params> w) {
+    if constexpr (derived) {
+      return model.derive(w);
+    } else {
+      (void)model;
+      (void)w;
+      return None{};
+    }
+  }
+  const auto& params() const {
+    if constexpr (derived) {
+      return dv_;
+    } else {
+      return w_;
+    }
+  }
+
+  const M& model_;
+  std::span<const T, M::num_params> w_;
+  decltype(make_derived(std::declval<const M&>(), std::declval<std::span<const T, M::num_params>>())) dv_;
+};
 
 /// Binary cross-entropy of a prediction as PyTorch's BCELoss computes it: each
 /// log is clamped at -100, so a certain wrong prediction costs 100, not ∞.

@@ -16,13 +16,15 @@
 /// rows a non-secs run would evaluate; read by eval::EqualizeSplit).
 #pragma once
 
-#include <cstddef>      // std::size_t
-#include <cstdint>      // std::int32_t, std::int64_t
-#include <optional>     // std::optional
-#include <span>         // std::span
-#include <string>       // std::string
-#include <string_view>  // std::string_view
-#include <vector>       // std::vector
+#include <algorithm>      // std::stable_sort
+#include <cstddef>        // std::size_t, std::ptrdiff_t
+#include <cstdint>        // std::int32_t, std::int64_t
+#include <optional>       // std::optional
+#include <span>           // std::span
+#include <string>         // std::string
+#include <string_view>    // std::string_view
+#include <unordered_map>  // std::unordered_map
+#include <vector>         // std::vector
 
 namespace srs::data {
 
@@ -63,6 +65,48 @@ struct Dataset {
   std::span<const Step> history(const Item& item) const { return {steps.data() + item.hist_begin, item.hist_len}; }
   std::size_t size() const noexcept { return items.size(); }
 };
+
+/// Rows grouped by card, for one pass per card over its history (rows of a card
+/// share their history prefix). `positions` holds indices into the span given
+/// to group_by_card(), card after card — cards in order of first appearance —
+/// and within a card by non-decreasing history length (ties in input order);
+/// card c is positions[offsets[c], offsets[c + 1]).
+struct CardGroups {
+  std::vector<std::size_t> positions;
+  std::vector<std::size_t> offsets;
+
+  std::size_t size() const noexcept { return offsets.empty() ? 0 : offsets.size() - 1; }
+  std::span<const std::size_t> card(std::size_t c) const {
+    return {positions.data() + offsets[c], offsets[c + 1] - offsets[c]};
+  }
+};
+
+/// Group `items` (indices into ds.items) by card; see CardGroups.
+inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> items) {
+  // Cards are identified by the start of their history in ds.steps.
+  std::unordered_map<std::size_t, std::size_t> card_of;
+  std::vector<std::size_t> card(items.size());
+  std::vector<std::size_t> count;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const auto [it, fresh] = card_of.try_emplace(ds.items[items[k]].hist_begin, count.size());
+    if (fresh) count.push_back(0);
+    card[k] = it->second;
+    ++count[it->second];
+  }
+  CardGroups g;
+  g.offsets.assign(count.size() + 1, 0);
+  for (std::size_t c = 0; c < count.size(); ++c) g.offsets[c + 1] = g.offsets[c] + count[c];
+  g.positions.resize(items.size());
+  std::vector<std::size_t> fill(g.offsets.begin(), g.offsets.end() - 1);
+  for (std::size_t k = 0; k < items.size(); ++k) g.positions[fill[card[k]]++] = k;
+  for (std::size_t c = 0; c < count.size(); ++c) {
+    std::stable_sort(
+        g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c]),
+        g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c + 1]),
+        [&](std::size_t a, std::size_t b) { return ds.items[items[a]].hist_len < ds.items[items[b]].hist_len; });
+  }
+  return g;
+}
 
 /// What `Item::partition` holds (pipeline.md §2.16; the reference's --partitions).
 enum class PartitionBy {

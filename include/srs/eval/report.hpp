@@ -39,6 +39,7 @@ struct RunFlags {
   bool recency = false;      ///< --recency      → "-recency"
   bool equalize = false;     ///< --equalize_test_with_non_secs → "-equalize_test_with_non_secs"
   data::PartitionBy partitions = data::PartitionBy::none;  ///< --partitions preset|deck → "-preset" / "-deck"
+  bool fast = false;                                       ///< --fast (card-window batching) → "-fast" (ours; last)
 };
 
 /// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short",
@@ -53,6 +54,7 @@ inline std::string result_name(std::string_view model, const RunFlags& f) {
   if (f.recency) name += "-recency";
   if (f.equalize) name += "-equalize_test_with_non_secs";
   if (f.partitions != data::PartitionBy::none) name.append("-").append(data::partition_by_name(f.partitions));
+  if (f.fast) name += "-fast";
   return name;
 }
 

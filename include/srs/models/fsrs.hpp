@@ -286,16 +286,24 @@ T power_curve_half(double t, const T& s) {
   return pow(V(1) + V(factor) * V(t) / s, V(-0.5));
 }
 
-/// Success update of the v4 lineage: S (1 + e^w8 (11 - D) S^-w9 (e^(w10 (1-R)) - 1) h e).
+/// Success update of the v4 lineage: S (1 + e^w8 (11 - D) S^-w9 (e^(w10 (1-R)) - 1) h e),
+/// with e^w8 given (precomputed once per parameter vector).
 template <class T, std::size_t N>
-T stability_after_success(std::span<const T, N> w, const T& s, const T& d, const T& r, int g) {
+T stability_after_success(std::span<const T, N> w, const T& exp_w8, const T& s, const T& d, const T& r, int g) {
   using std::exp;
   using std::pow;
   using V = core::value_t<T>;
-  T factor = exp(w[8]) * (V(11) - d) * pow(s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
+  T factor = exp_w8 * (V(11) - d) * pow(s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
   if (g == 2) factor = factor * w[15];
   if (g == 4) factor = factor * w[16];
   return s * (V(1) + factor);
+}
+
+/// Success update of the v4 lineage, computing e^w8.
+template <class T, std::size_t N>
+T stability_after_success(std::span<const T, N> w, const T& s, const T& d, const T& r, int g) {
+  using std::exp;
+  return stability_after_success(w, T(exp(w[8])), s, d, r, g);
 }
 
 /// Failure update of the v4 lineage (uncapped): w11 D^-w12 ((S+1)^w13 - 1) e^(w14 (1-R)).
@@ -315,14 +323,21 @@ T init_difficulty_v5(std::span<const T, N> w, int g) {
   return w[4] - exp(w[5] * V(g - 1)) + V(1);
 }
 
-/// FSRS-5/6 difficulty: linear damping, then mean reversion to D0(4), clamped.
+/// FSRS-5/6 difficulty: linear damping, then mean reversion to D0(4) (given,
+/// precomputed once per parameter vector), clamped.
 template <class T, std::size_t N>
-T next_difficulty_v5(std::span<const T, N> w, const T& d, int g) {
+T next_difficulty_v5(std::span<const T, N> w, const T& d0_easy, const T& d, int g) {
   using core::clamp;
   using V = core::value_t<T>;
   const T delta = -w[6] * V(g - 3);
   const T damped = d + delta * (V(10) - d) / V(9);
-  return clamp(w[7] * init_difficulty_v5(w, 4) + (V(1) - w[7]) * damped, V(1), V(10));
+  return clamp(w[7] * d0_easy + (V(1) - w[7]) * damped, V(1), V(10));
+}
+
+/// FSRS-5/6 difficulty, computing D0(4).
+template <class T, std::size_t N>
+T next_difficulty_v5(std::span<const T, N> w, const T& d, int g) {
+  return next_difficulty_v5(w, init_difficulty_v5(w, 4), d, g);
 }
 
 /// γ Σ ((w - w0)/σ)²: the per-row L2 penalty toward the post-S0 vector w0.
@@ -855,36 +870,76 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return detail::init_difficulty_v5(w, g);
   }
 
+  /// Parameter-only quantities, computed once per parameter vector rather than
+  /// at every review (core::replay uses them; same arithmetic, same results).
   template <class T>
-  State<T> init(std::span<const T, 21> w, data::Step first) const {
-    using core::clamp;
-    using V = core::value_t<T>;
-    const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
-    return {clamp(w[k], V(min_stability()), V(s_max)), clamp(init_difficulty(w, first.rating), V(1), V(10))};
-  }
+  struct Derived {
+    std::span<const T, 21> w;
+    T factor;                   ///< F = 0.9^(-1/w20) - 1
+    T d0_easy;                  ///< D0(4), the mean-reversion target
+    T exp_w8;                   ///< e^w8
+    T lapse_cap;                ///< e^(w17 w18)
+    std::array<T, 4> same_day;  ///< e^(w17 (g - 3 + w18)) for g = 1..4
+  };
 
   template <class T>
-  State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
-    using core::clamp;
-    using core::min;
+  Derived<T> derive(std::span<const T, 21> w) const {
     using std::exp;
     using std::pow;
     using V = core::value_t<T>;
+    Derived<T> d{w, pow(V(0.9), V(-1) / w[20]) - V(1), init_difficulty(w, 4), exp(w[8]), exp(w[17] * w[18]), {}};
+    for (int g = 1; g <= 4; ++g) d.same_day[static_cast<std::size_t>(g - 1)] = exp(w[17] * (V(g - 3) + w[18]));
+    return d;
+  }
+
+  template <class T>
+  State<T> init(const Derived<T>& dv, data::Step first) const {
+    using core::clamp;
+    using V = core::value_t<T>;
+    const std::size_t k = static_cast<std::size_t>(first.rating >= 1 && first.rating <= 4 ? first.rating - 1 : 0);
+    return {clamp(dv.w[k], V(min_stability()), V(s_max)), clamp(init_difficulty(dv.w, first.rating), V(1), V(10))};
+  }
+
+  template <class T>
+  State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step) const {
+    using core::clamp;
+    using core::min;
+    using std::pow;
+    using V = core::value_t<T>;
+    const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
     T s;
     if (step.t < 1.0) {
       // Same-day review.
-      T sinc = exp(w[17] * (V(g - 3) + w[18])) * pow(st.s, -w[19]);
+      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
+      T sinc = dv.same_day[k] * pow(st.s, -w[19]);
       if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
       s = st.s * sinc;
     } else {
-      const T r = forgetting_curve(step.t, st.s, w[20]);
-      s = g > 1 ? detail::stability_after_success(w, st.s, st.d, r, g)
-                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / exp(w[17] * w[18]));
+      const T r = pow(V(1) + dv.factor * V(step.t) / st.s, -w[20]);
+      s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g)
+                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / dv.lapse_cap);
     }
-    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, st.d, g)};
+    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, st.d, g)};
   }
 
+  template <class T>
+  T recall(const Derived<T>& dv, const State<T>& st, double delta_t) const {
+    using std::pow;
+    using V = core::value_t<T>;
+    return pow(V(1) + dv.factor * V(delta_t) / st.s, -dv.w[20]);
+  }
+
+  // The step functions on the parameter vector itself (for callers stepping
+  // one review at a time); they derive the parameter-only quantities each call.
+  template <class T>
+  State<T> init(std::span<const T, 21> w, data::Step first) const {
+    return init(derive(w), first);
+  }
+  template <class T>
+  State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
+    return next(derive(w), st, step);
+  }
   template <class T>
   T recall(std::span<const T, 21> w, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s, w[20]);

@@ -319,18 +319,23 @@ struct FsrsRs : Fsrs6 {
   /// fsrs-rs's step: S and D clamped before use, the same-day branch only at
   /// delta_t == 0 (for 0 < t < 1 the long-term formulas apply); otherwise FSRS-6.
   template <class T>
-  State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
+  State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step) const {
     using core::clamp;
     using core::min;
-    using std::exp;
+    using std::pow;
     using V = core::value_t<T>;
     const State<T> in{clamp(st.s, V(s_min), V(s_max)), clamp(st.d, V(1), V(10))};
-    if (step.t == 0.0 || step.t >= 1.0) return Fsrs6::next(w, in, step);
+    if (step.t == 0.0 || step.t >= 1.0) return Fsrs6::next(dv, in, step);
+    const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
-    const T r = forgetting_curve(step.t, in.s, w[20]);
-    const T s = g > 1 ? detail::stability_after_success(w, in.s, in.d, r, g)
-                      : min(detail::stability_after_failure(w, in.s, in.d, r), in.s / exp(w[17] * w[18]));
-    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, in.d, g)};
+    const T r = pow(V(1) + dv.factor * V(step.t) / in.s, -w[20]);
+    const T s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, in.s, in.d, r, g)
+                      : min(detail::stability_after_failure(w, in.s, in.d, r), in.s / dv.lapse_cap);
+    return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, in.d, g)};
+  }
+  template <class T>
+  State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
+    return next(derive(w), st, step);
   }
 
   /// fsrs-rs's parameter clip: FSRS-6's boxes, w17 and w18 capped by

@@ -23,17 +23,18 @@
 ///     after each epoch, rounded as the model reports them.
 #pragma once
 
-#include <algorithm>  // std::stable_sort, std::min
-#include <array>      // std::array
-#include <cmath>      // std::isfinite
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::uint32_t
-#include <limits>     // std::numeric_limits
-#include <numeric>    // std::iota
-#include <random>     // std::mt19937
-#include <span>       // std::span
-#include <string>     // std::string
-#include <vector>     // std::vector
+#include <algorithm>   // std::stable_sort, std::min
+#include <array>       // std::array
+#include <cmath>       // std::isfinite
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::uint32_t
+#include <functional>  // std::function
+#include <limits>      // std::numeric_limits
+#include <numeric>     // std::iota
+#include <random>      // std::mt19937
+#include <span>        // std::span
+#include <string>      // std::string
+#include <vector>      // std::vector
 
 #include <srs/concepts.hpp>        // srs::DualTrainable
 #include <srs/core/dual.hpp>       // core::Dual
@@ -46,9 +47,26 @@
 
 namespace srs::optim {
 
+/// How the gradient steps batch the training rows.
+enum class Batching {
+  /// The reference's: rows stably sorted by history length, batches of
+  /// batch_size rows, each row's history replayed with the current parameters.
+  reference,
+  /// srs-bench --fast: batches of whole cards (about batch_size rows each, cards
+  /// in order of their first training row); one pass over a card's history
+  /// yields the losses and gradients of all its rows. Much less work; not the
+  /// reference's batch composition (see README "Performance").
+  card_window,
+};
+
 struct TrainOptions {
   TrainMode mode = TrainMode::full;
-  std::uint32_t seed = 2023;  ///< seed of the batch-order generator
+  std::uint32_t seed = 2023;                ///< seed of the batch-order generator
+  Batching batching = Batching::reference;  ///< batch composition of the gradient steps
+  /// Called after every optimizer step with (steps done, total steps = batches
+  /// × epochs); it may throw to stop training (srs::sched::fit throws
+  /// srs::sched::Cancelled through it). Empty: not called.
+  std::function<void(std::size_t, std::size_t)> on_step;
 };
 
 /// Indices 0..n-1 permuted exactly as PyTorch's CPU `torch.randperm(n, generator)`
@@ -165,15 +183,51 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     grad_rows.push_back(row);
   }
   if (eval_rows.empty() || grad_rows.empty()) throw InadequateData("Training data is inadequate.");
+  const std::vector<Row> grad_in_time = grad_rows;  // time order, for card-window batches
   const auto by_length = [&](const Row& a, const Row& b) {
     return detail::training_length(model, ds.items[a.item]) < detail::training_length(model, ds.items[b.item]);
   };
   std::stable_sort(eval_rows.begin(), eval_rows.end(), by_length);
   std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
-  const std::size_t n_rows = grad_rows.size();
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
-  const std::size_t n_batches = (n_rows + batch - 1) / batch;
   const double n_eval = static_cast<double>(eval_rows.size());
+
+  // One pass per card over its history (see core::Predictor::card).
+  auto items_of = [](const std::vector<Row>& rs) {
+    std::vector<std::size_t> items(rs.size());
+    for (std::size_t k = 0; k < rs.size(); ++k) items[k] = rs[k].item;
+    return items;
+  };
+  const data::CardGroups eval_cards = data::group_by_card(ds, items_of(eval_rows));
+  const data::CardGroups grad_cards =
+      opt.batching == Batching::card_window ? data::group_by_card(ds, items_of(grad_in_time)) : data::CardGroups{};
+  // Predict the rows `rs[positions]` of card group `c`, calling emit(position, p).
+  auto predict_card = [&](const auto& predictor, const std::vector<Row>& rs, const data::CardGroups& cards,
+                          std::size_t c, auto&& emit) {
+    const std::span<const std::size_t> pos = cards.card(c);
+    const data::Item& last = ds.items[rs[pos.back()].item];
+    predictor.card(
+        std::span<const data::Step>(ds.steps.data() + last.hist_begin, last.hist_len), pos.size(),
+        [&](std::size_t k) { return ds.items[rs[pos[k]].item].hist_len; },
+        [&](std::size_t k) { return ds.items[rs[pos[k]].item].delta_t; },
+        [&](std::size_t k, const auto& p) { emit(pos[k], p); });
+  };
+
+  // Batches: [begin, end) of grad_rows (reference) or of grad_cards' cards (card window).
+  std::vector<std::pair<std::size_t, std::size_t>> batches;
+  if (opt.batching == Batching::card_window) {
+    for (std::size_t c = 0; c < grad_cards.size();) {
+      const std::size_t first = c;
+      std::size_t n = 0;
+      while (c < grad_cards.size() && (n == 0 || n + grad_cards.card(c).size() <= batch))
+        n += grad_cards.card(c++).size();
+      batches.emplace_back(first, c);
+    }
+  } else {
+    for (std::size_t b = 0; b < grad_rows.size(); b += batch)
+      batches.emplace_back(b, std::min(grad_rows.size(), b + batch));
+  }
+  const std::size_t n_batches = batches.size();
 
   std::array<bool, N> frozen{};
   if constexpr (detail::HasFrozen<M>) {
@@ -187,14 +241,19 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     }
   };
 
-  // Average training loss [Σ weight·BCE + penalty] / N over the evaluation rows.
+  // Average training loss [Σ weight·BCE + penalty] / N over the evaluation rows
+  // (each row's term computed card by card, summed in row order).
+  std::vector<double> row_loss(eval_rows.size());
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
-    double loss = 0;
-    for (const Row& r : eval_rows) {
-      const data::Item& it = ds.items[r.item];
-      loss += r.weight * core::bce(core::predict(model, ps, ds.history(it), it.delta_t), it.y);
+    const core::Predictor<double, M> predictor(model, ps);
+    for (std::size_t c = 0; c < eval_cards.size(); ++c) {
+      predict_card(predictor, eval_rows, eval_cards, c, [&](std::size_t k, double prob) {
+        row_loss[k] = eval_rows[k].weight * core::bce(prob, ds.items[eval_rows[k].item].y);
+      });
     }
+    double loss = 0;
+    for (double l : row_loss) loss += l;
     return (loss + penalty_value(ps)) / n_eval;
   };
 
@@ -208,24 +267,36 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   if (!std::isfinite(best_loss)) throw NumericalError("the training loss of the initial parameters is not finite");
   std::array<D, N> wd;
   std::array<double, N> grad;
+  std::size_t steps_done = 0;  // for opt.on_step
   for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
     for (std::size_t b : torch_randperm(n_batches, gen)) {
-      const std::size_t begin = b * batch;
-      const std::size_t end = std::min(n_rows, begin + batch);
       for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
       const std::span<const D, N> ws(wd);
+      const core::Predictor<D, M> predictor(model, ws);
       grad.fill(0.0);
-      for (std::size_t r = begin; r < end; ++r) {
-        const data::Item& it = ds.items[grad_rows[r].item];
-        const D p = core::predict(model, ws, ds.history(it), it.delta_t);
-        const double coef = grad_rows[r].weight * core::bce_derivative(p.val, it.y);
+      auto add_row = [&](const Row& row, const D& p) {
+        const double coef = row.weight * core::bce_derivative(p.val, ds.items[row.item].y);
         for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
+      };
+      std::size_t rows_in_batch = 0;
+      if (opt.batching == Batching::card_window) {
+        for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
+          rows_in_batch += grad_cards.card(c).size();
+          predict_card(predictor, grad_in_time, grad_cards, c,
+                       [&](std::size_t k, const D& p) { add_row(grad_in_time[k], p); });
+        }
+      } else {
+        for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
+          const data::Item& it = ds.items[grad_rows[r].item];
+          add_row(grad_rows[r], predictor(ds.history(it), it.delta_t));
+        }
+        rows_in_batch = batches[b].second - batches[b].first;
       }
       if constexpr (detail::HasPenalty<M>) {
         const D pen = model.penalty(ws, std::span<const double, N>(w0));
         // penalty · B / N with N the evaluation-set size, as the reference's Trainer
         // (the same as the gradient-set size for every model that has a penalty).
-        const double scale = static_cast<double>(end - begin) / n_eval;
+        const double scale = static_cast<double>(rows_in_batch) / n_eval;
         for (std::size_t k = 0; k < N; ++k) grad[k] += scale * pen.grad[k];
       }
       for (std::size_t k = 0; k < N; ++k) {
@@ -240,6 +311,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       adam.step(state, std::span<double, N>(w), std::span<const double, N>(grad), schedule.lr());
       schedule.step();
       model.clamp(std::span<double, N>(w));
+      if (opt.on_step) opt.on_step(++steps_done, n_batches * static_cast<std::size_t>(cfg.n_epoch));
     }
     const double loss = evaluate(w);
     if (!std::isfinite(loss)) {
