@@ -66,7 +66,7 @@ struct TrainOptions {
   /// Called after every optimizer step with (steps done, total steps = batches
   /// × epochs); it may throw to stop training (srs::sched::fit throws
   /// srs::sched::Cancelled through it). Empty: not called.
-  std::function<void(std::size_t, std::size_t)> on_step;
+  std::function<void(std::size_t, std::size_t)> on_step{};
 };
 
 /// Indices 0..n-1 permuted exactly as PyTorch's CPU `torch.randperm(n, generator)`
