@@ -3,12 +3,18 @@
 // benchmark's protocol, write one JSON line per user and model, and print a
 // summary table. `srs-bench --help` documents every flag.
 #include <srs/srs.hpp>
+#ifdef SRS_WITH_ANKI
+#include <srs/anki/collection.hpp>  // srs::anki::read_collection (the optional anki component)
+#endif
 
 #include <algorithm>   // std::sort, std::min
 #include <atomic>      // std::atomic
 #include <chrono>      // std::chrono::steady_clock
 #include <cstdio>      // std::fprintf, std::FILE
 #include <cstdlib>     // std::strtol
+#include <cstdint>     // std::uintmax_t
+#include <cerrno>      // errno, EINTR
+#include <fcntl.h>     // open, O_APPEND
 #include <exception>   // std::exception
 #include <filesystem>  // std::filesystem
 #include <fstream>     // std::ifstream, std::ofstream
@@ -17,8 +23,11 @@
 #include <mutex>       // std::mutex, std::lock_guard
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
-#include <thread>      // std::thread
-#include <unistd.h>    // isatty
+#include <system_error>   // std::generic_category
+#include <thread>         // std::thread
+#include <unistd.h>       // isatty, write, close
+#include <unordered_map>  // std::unordered_map
+#include <unordered_set>  // std::unordered_set
 #include <vector>      // std::vector
 
 namespace fs = std::filesystem;
@@ -40,6 +49,9 @@ Input:
                       for --partitions also the cards and decks tables beside them:
                       <user>/cards.csv and <user>/decks.csv, or cards/user_id=<user>/data.csv
                       and decks/user_id=<user>/data.csv)
+                      or one Anki collection (collection.anki2, *.anki21), imported with the
+                      dataset builder's rules (day boundary: the collection's creation time);
+                      its cards and decks tables come from the collection
   --demo              run on built-in simulated users instead of --data
   --demo-users N      number of simulated users for --demo (default 8)
 
@@ -47,7 +59,8 @@ Models (repeatable; names as in the benchmark's tables):
   --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
                       FSRS-rs, HLR, DASH, DASH[MCM], DASH[ACT-R], ACT-R, SM-2,
                       SM-2-trainable, Anki-SM-2, Anki-SM-2-trainable, Ebisu-v2,
-                      MOVING-AVG, RMSE-BINS-EXPLOIT, AVG
+                      MOVING-AVG, RMSE-BINS-EXPLOIT, AVG,
+                      GRU, GRU-P, LSTM, Transformer, NN-17 (neural)
                       (default with --demo: FSRS-6 and AVG)
 
 Protocol flags (as in the reference benchmark; they also name the result file):
@@ -69,10 +82,27 @@ Protocol flags (as in the reference benchmark; they also name the result file):
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
 
+Neural models (GRU, GRU-P, LSTM, Transformer, NN-17):
+  --weights FILE      start each fold's fine-tuning from these pretrained weights
+                      (default: the model's seeded initialisation)
+  --pretrain-users PATH
+                      repeatable: pretrain the one --model on these users (same
+                      forms as --data; pooled rows, LSTM: Reptile) and write
+                      --save-weights FILE; with --data or --demo the evaluation
+                      then starts from the new weights
+  --save-weights FILE the weights file --pretrain-users writes
+  --pretrain-epochs N passes over the pooled rows (default 32; LSTM: cycles over
+                      the users, default 1000)
+  --pretrain-batch N  rows per pretraining step (default 65536; LSTM: 16384)
+
 Output:
   --out DIR           directory of the result files (default: result)
   --raw               also write DIR/raw/<name>.jsonl with every prediction
   --overwrite         replace existing result files (default: refuse)
+  --resume            continue an interrupted run with the same arguments: keep the
+                      result files, skip each user already in them (per model; with
+                      --raw, in both files), evaluate the others; a cut-off last line
+                      (a killed run) is dropped and its user evaluated again
   --threads N         users evaluated in parallel (default: number of cores)
   --quiet             no progress on stderr
   --help              this text (also -h)
@@ -83,7 +113,11 @@ user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, ICI, MBE, MAE(calibration)}
 parameters (the last fold's) and calibration (the 40-bin calibration graph);
 the files are sorted by user at the end; srs-report summarizes them. Users with fewer than 6
 evaluation rows are skipped, as in the reference. A user whose data is broken is
-reported on stderr, the others continue, and the exit status is non-zero.
+reported on stderr (file, line and column of the problem), the others continue,
+and at the end the failed users are listed again and the exit status is 1.
+Each line is appended with a single write() and no buffering, so a killed run
+leaves whole lines (at worst one cut-off last line): --resume continues it, and
+the files come out identical to those of an uninterrupted run.
 )";
 
 struct Options {
@@ -97,8 +131,14 @@ struct Options {
   fs::path out = "result";
   bool raw = false;
   bool overwrite = false;
+  bool resume = false;  // --resume
   bool quiet = false;
   unsigned threads = 0;
+  fs::path weights;                      // --weights FILE
+  std::vector<fs::path> pretrain_users;  // --pretrain-users PATH (repeatable)
+  fs::path save_weights;                 // --save-weights FILE
+  std::size_t pretrain_epochs = 0;       // --pretrain-epochs N (0: the model's default)
+  std::size_t pretrain_batch = 0;        // --pretrain-batch N (0: the model's default)
 };
 
 [[noreturn]] void usage_error(const std::string& msg) { throw UsageError(msg + " (see srs-bench --help)"); }
@@ -168,22 +208,35 @@ Options parse_args(int argc, char** argv) {
       o.raw = true;
     } else if (a == "--overwrite") {
       o.overwrite = true;
+    } else if (a == "--resume") {
+      o.resume = true;
     } else if (a == "--threads") {
       o.threads = static_cast<unsigned>(parse_count(a, value()));
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--weights") {
+      o.weights = value();
+    } else if (a == "--pretrain-users") {
+      o.pretrain_users.emplace_back(value());
+    } else if (a == "--save-weights") {
+      o.save_weights = value();
+    } else if (a == "--pretrain-epochs") {
+      o.pretrain_epochs = parse_count(a, value());
+    } else if (a == "--pretrain-batch") {
+      o.pretrain_batch = parse_count(a, value());
     } else {
       usage_error("unknown argument '" + a + "'");
     }
   }
   if (o.demo && !o.data.empty()) usage_error("--demo and --data are mutually exclusive");
   if (!o.demo && o.demo_users_given) usage_error("--demo-users needs --demo");
-  if (!o.demo && o.data.empty()) usage_error("--data PATH (or --demo) is required");
+  if (!o.demo && o.data.empty() && o.pretrain_users.empty()) usage_error("--data PATH (or --demo) is required");
   if (o.models.empty()) {
     if (!o.demo) usage_error("at least one --model is required");
     o.models = {"FSRS-6", "AVG"};
   }
   if (o.flags.defaults && o.flags.s0) usage_error("--default and --S0 exclude each other");
+  if (o.resume && o.overwrite) usage_error("--resume and --overwrite exclude each other");
   if (o.flags.equalize && !o.flags.secs) usage_error("--equalize_test_with_non_secs needs --secs");
   if (o.demo && o.flags.partitions != data::PartitionBy::none)
     usage_error("--partitions needs --data: simulated users have no cards and decks tables");
@@ -225,6 +278,10 @@ Runner make_model(const std::string& result_name, const Options& o) {
   if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
   // --short: models whose defaults depend on it (DASH) are told.
   if constexpr (requires { model.short_term = true; }) model.short_term = o.flags.short_term;
+  // --weights: neural models fine-tune from pretrained weights.
+  if constexpr (requires { model.load_weights(o.weights); }) {
+    if (!o.weights.empty()) model.load_weights(o.weights);
+  }
   return make_runner(result_name, std::move(model), o);
 }
 
@@ -258,6 +315,11 @@ constexpr ModelEntry model_table[] = {
     {"MOVING-AVG", &make_model<models::MovingAvg>, false},
     {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>, false},
     {"AVG", &make_model<models::Avg>, false},
+    {"GRU", &make_model<models::Gru>, true},
+    {"GRU-P", &make_model<models::GruP>, true},
+    {"LSTM", &make_model<models::Lstm>, true},
+    {"Transformer", &make_model<models::Transformer>, true},
+    {"NN-17", &make_model<models::Nn17>, true},
 };
 
 std::string model_names() {
@@ -281,6 +343,104 @@ std::vector<Runner> make_runners(const Options& o) {
     out.push_back(entry->make(name, o));
   }
   return out;
+}
+
+/// The revlog (and, if `tables`, the cards and decks tables) of a user on
+/// disk: CSV files, or an Anki collection (srs::anki::read_collection, with the
+/// creation-time day boundary that reproduces the dataset builder's CSV).
+data::Revlog read_user(const data::UserSource& source, const std::string& user, data::PartitionTables* tables) {
+  if (data::is_anki_collection(source.revlogs)) {
+#ifdef SRS_WITH_ANKI
+    anki::CollectionOptions co;
+    co.user = user;
+    anki::Collection c = anki::read_collection(source.revlogs, co);
+    if (tables) *tables = std::move(c.tables);
+    return std::move(c.revlog);
+#else
+    (void)tables;
+    throw UsageError(source.revlogs.string() +
+                     ": this srs-bench was built without the anki component (SQLite 3, Debian: libsqlite3-dev)");
+#endif
+  }
+  if (tables) *tables = data::read_partition_tables(source);
+  return data::read_revlog_csv(source.revlogs, user);
+}
+
+/// Pretraining of one neural model: its settings (with the --pretrain-* flags), the weights file.
+template <class M>
+void pretrain_model(const Options& o, std::span<const data::Dataset> users) {
+  M model{};
+  if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
+  models::PretrainOptions po = model.pretraining();
+  if (o.pretrain_epochs > 0) po.epochs = static_cast<int>(o.pretrain_epochs);
+  if (o.pretrain_batch > 0) po.batch_size = o.pretrain_batch;
+  po.verbose = !o.quiet;
+  M::save_weights(o.save_weights, model.pretrain(users, po));
+}
+
+/// The neural models that --pretrain-users and --weights apply to.
+struct NeuralEntry {
+  std::string_view name;
+  void (*pretrain)(const Options& o, std::span<const data::Dataset> users);
+};
+constexpr NeuralEntry neural_table[] = {
+    {"GRU", &pretrain_model<models::Gru>},
+    {"GRU-P", &pretrain_model<models::GruP>},
+    {"LSTM", &pretrain_model<models::Lstm>},
+    {"Transformer", &pretrain_model<models::Transformer>},
+    {"NN-17", &pretrain_model<models::Nn17>},
+};
+
+/// Checks the neural-model flags and runs --pretrain-users (the users read and
+/// preprocessed with the run's protocol flags). Returns true when there is
+/// nothing left to do (pretraining without --data/--demo); a failed
+/// pretraining exits with status 1.
+bool run_neural_flags(Options& o) {
+  auto neural = [](const std::string& m) -> const NeuralEntry* {
+    for (const NeuralEntry& e : neural_table)
+      if (e.name == m) return &e;
+    return nullptr;
+  };
+  const bool pretraining = !o.pretrain_users.empty();
+  if (!pretraining && (!o.save_weights.empty() || o.pretrain_epochs || o.pretrain_batch))
+    usage_error("--save-weights, --pretrain-epochs and --pretrain-batch need --pretrain-users");
+  if (!o.weights.empty() && std::none_of(o.models.begin(), o.models.end(), [&](const auto& m) { return neural(m); }))
+    usage_error("--weights applies to the neural models (GRU, GRU-P, LSTM, Transformer, NN-17)");
+  if (!pretraining) return false;
+  if (o.save_weights.empty()) usage_error("--pretrain-users needs --save-weights FILE");
+  if (!o.weights.empty()) usage_error("--pretrain-users and --weights exclude each other");
+  if (o.models.size() != 1 || !neural(o.models[0]))
+    usage_error("--pretrain-users needs exactly one --model: GRU, GRU-P, LSTM, Transformer or NN-17");
+  try {
+    data::PreprocessOptions pre;
+    pre.short_term = o.flags.short_term;
+    pre.two_buttons = o.flags.two_buttons;
+    pre.secs = o.flags.secs;
+    pre.equalize_test_with_non_secs = o.flags.equalize;
+    std::vector<data::Dataset> users;
+    for (const fs::path& path : o.pretrain_users) {
+      for (const data::UserSource& u : data::discover_users(path)) {
+        try {
+          users.push_back(data::preprocess(read_user(u, u.user, nullptr), pre));
+        } catch (const NotEnoughData&) {
+        }
+      }
+    }
+    if (users.empty()) throw Error("--pretrain-users: no user with enough data");
+    const auto start = std::chrono::steady_clock::now();
+    neural(o.models[0])->pretrain(o, users);
+    if (!o.quiet) {
+      std::fprintf(stderr, "pretrained %s on %zu users in %.1f s: %s\n", o.models[0].c_str(), users.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                   o.save_weights.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srs-bench: pretraining failed: %s\n", e.what());
+    std::exit(1);
+  }
+  if (o.data.empty() && !o.demo) return true;
+  o.weights = o.save_weights;  // evaluate from the new weights
+  return false;
 }
 
 /// A user to evaluate: either files or a simulated log.
@@ -320,36 +480,128 @@ void check_writable(const fs::path& path, bool overwrite) {
   }
 }
 
-/// Append-only result file: each line is written and flushed in one piece.
+/// Append-only result file. Each line, with its "\n", goes to the file in one
+/// write() on a descriptor opened with O_APPEND, and nothing is buffered in the
+/// process: a run killed at any moment leaves whole lines, except at worst one
+/// cut-off last line, which --resume drops. (No fsync: the lines outlive the
+/// process, not a power failure of the machine.)
 class LineSink {
  public:
-  explicit LineSink(const fs::path& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "w");
-    if (!file_) throw UsageError("cannot write " + path.string());
+  /// Opens `path` for appending; `truncate` empties it first (a new run).
+  LineSink(const fs::path& path, bool truncate) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+    if (fd_ < 0) throw UsageError("cannot write " + path.string() + ": " + std::generic_category().message(errno));
   }
   LineSink(const LineSink&) = delete;
   LineSink& operator=(const LineSink&) = delete;
   ~LineSink() {
-    if (file_) std::fclose(file_);
+    if (fd_ >= 0) ::close(fd_);
   }
   void write(const std::string& line) {
+    std::string l;
+    l.reserve(line.size() + 1);
+    l.append(line).push_back('\n');
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::string l = line + "\n";
-    if (std::fwrite(l.data(), 1, l.size(), file_) != l.size() || std::fflush(file_) != 0) {
-      throw Error("write error on " + path_.string());
+    // One write() takes the whole line; a second one only after a short write
+    // (disk full, a signal), whose cut-off line --resume would drop.
+    const char* p = l.data();
+    std::size_t left = l.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw Error("write error on " + path_.string() + ": " + std::generic_category().message(errno));
+      p += n;
+      left -= static_cast<std::size_t>(n);
     }
   }
   void close() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (file_) std::fclose(file_);
-    file_ = nullptr;
+    if (fd_ < 0) return;
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) throw Error("error closing " + path_.string() + ": " + std::generic_category().message(errno));
   }
   const fs::path& path() const { return path_; }
 
  private:
   fs::path path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::mutex mutex_;
+};
+
+/// What --resume finds in one existing result (or raw) file.
+struct ResumeFile {
+  std::uintmax_t keep = 0;                 ///< bytes of whole lines
+  bool cut = false;                        ///< an incomplete last line follows them (dropped)
+  std::unordered_set<std::string> users;   ///< users with a line
+  std::vector<eval::UserResult> results;   ///< result files: each user's size and metrics (for the table)
+};
+
+/// Reads an existing output file for --resume. Every whole line must be a line
+/// this run could have written: a JSON object whose "user" is one of `known` and
+/// named by no earlier line, with "metrics" and "size" (result files) or "p" and
+/// "y" (raw files). A last line without its "\n" is the cut-off line of a killed
+/// run: it is not counted (the caller cuts it off). Anything else: UsageError
+/// naming the file and line. A missing file holds nothing.
+ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::unordered_set<std::string>& known) {
+  ResumeFile f;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return f;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("--resume: cannot read " + path.string());
+  std::unordered_map<std::string, std::size_t> line_of;
+  std::size_t line_no = 0;
+  auto refuse = [&](const std::string& why) {
+    throw UsageError("--resume: " + path.string() + ":" + std::to_string(line_no) + ": " + why +
+                     "; the file is not from an interrupted run of this command (remove it, choose another --out, "
+                     "or pass --overwrite instead of --resume)");
+  };
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (in.eof()) {  // no "\n" after it: cut off when the run was killed
+      f.cut = true;
+      break;
+    }
+    f.keep += line.size() + 1;
+    if (line.empty()) continue;
+    detail::json::Value v;
+    try {
+      v = detail::json::parse(line, path.string());
+    } catch (const InputError& e) {
+      refuse("not a JSON line (" + e.message() + ")");
+    }
+    if (!v.is_object() || !v.contains("user")) refuse("not a JSON object with a \"user\"");
+    const detail::json::Value& u = v.at("user");
+    if (!u.is_integer() && !u.is_string()) refuse("\"user\" is neither an integer nor a string");
+    const std::string user = u.is_integer() ? std::to_string(u.as_int()) : u.as_string();
+    if (!known.count(user)) refuse("user " + user + " is not one of this run's users");
+    if (const auto it = line_of.find(user); it != line_of.end())
+      refuse("user " + user + " already has a line (line " + std::to_string(it->second) + ")");
+    line_of.emplace(user, line_no);
+    if (raw) {
+      if (!v.contains("p") || !v.contains("y") || !v.at("p").is_array() || !v.at("y").is_array())
+        refuse("not a raw line (no \"p\" and \"y\" arrays)");
+    } else {
+      if (!v.contains("metrics") || !v.contains("size") || !v.at("metrics").is_object() || !v.at("size").is_integer())
+        refuse("not a result line (no \"metrics\" and \"size\")");
+      eval::UserResult r;
+      r.user = user;
+      r.size = static_cast<std::size_t>(v.at("size").as_int());
+      for (const auto& [name, x] : v.at("metrics").as_object()) {
+        if (!x.is_null() && !x.is_number()) refuse("metric " + name + " is not a number");
+        r.metrics.emplace_back(name, x.is_null() ? std::nullopt : std::optional<double>(x.as_double()));
+      }
+      f.results.push_back(std::move(r));
+    }
+    f.users.insert(user);
+  }
+  if (in.bad()) throw UsageError("--resume: error while reading " + path.string());
+  return f;
+}
+
+/// --resume, per model: what its result file (and raw file, with --raw) already hold.
+struct ResumeState {
+  ResumeFile result, raw;
 };
 
 /// Rewrite a JSONL file sorted by its "user" field (numbers first, then strings).
@@ -385,6 +637,7 @@ int main(int argc, char** argv) {
   std::vector<UserJob> jobs;
   try {
     opt = parse_args(argc, argv);
+    if (run_neural_flags(opt)) return 0;
     runners = make_runners(opt);
     jobs = make_jobs(opt);
   } catch (const std::exception& e) {
@@ -393,17 +646,39 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::unique_ptr<LineSink>> sinks, raw_sinks;
+  std::vector<ResumeState> resume(runners.size());  // --resume: the lines already written
   try {
     // Check every output before creating any, so a refused run changes nothing.
-    for (const Runner& r : runners) {
-      check_writable(opt.out / (r.name + ".jsonl"), opt.overwrite);
-      if (opt.raw) check_writable(opt.out / "raw" / (r.name + ".jsonl"), opt.overwrite);
+    std::unordered_set<std::string> known;
+    for (const UserJob& job : jobs) known.insert(job.user);
+    for (std::size_t m = 0; m < runners.size(); ++m) {
+      const fs::path file = opt.out / (runners[m].name + ".jsonl");
+      const fs::path raw_file = opt.out / "raw" / (runners[m].name + ".jsonl");
+      if (opt.resume) {
+        resume[m].result = scan_for_resume(file, false, known);
+        if (opt.raw) resume[m].raw = scan_for_resume(raw_file, true, known);
+      } else {
+        check_writable(file, opt.overwrite);
+        if (opt.raw) check_writable(raw_file, opt.overwrite);
+      }
+    }
+    // --resume: cut off the incomplete last line a killed run may have left.
+    for (std::size_t m = 0; m < runners.size(); ++m) {
+      for (const bool raw : {false, true}) {
+        const ResumeFile& f = raw ? resume[m].raw : resume[m].result;
+        if (!f.cut) continue;
+        const fs::path file = raw ? opt.out / "raw" / (runners[m].name + ".jsonl") : opt.out / (runners[m].name + ".jsonl");
+        fs::resize_file(file, f.keep);
+        if (!opt.quiet)
+          std::fprintf(stderr, "srs-bench: --resume: %s ended with an incomplete line (a killed run); it was dropped\n",
+                       file.c_str());
+      }
     }
     fs::create_directories(opt.out);
     if (opt.raw) fs::create_directories(opt.out / "raw");
     for (const Runner& r : runners) {
-      sinks.push_back(std::make_unique<LineSink>(opt.out / (r.name + ".jsonl")));
-      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(opt.out / "raw" / (r.name + ".jsonl")));
+      sinks.push_back(std::make_unique<LineSink>(opt.out / (r.name + ".jsonl"), !opt.resume));
+      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(opt.out / "raw" / (r.name + ".jsonl"), !opt.resume));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
@@ -419,6 +694,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<eval::UserResult>> results(runners.size());
   std::vector<std::string> failures;
   std::size_t skipped = 0;
+  // --resume: the users already in the files count in the table from their lines.
+  for (std::size_t m = 0; m < runners.size(); ++m) results[m] = std::move(resume[m].result.results);
+  auto written = [&](std::size_t m, const std::string& user, bool raw) {
+    return opt.resume && (raw ? resume[m].raw : resume[m].result).users.count(user) > 0;
+  };
+  std::atomic<std::size_t> resumed{0};  // users with every line already written
   std::mutex mutex;
   std::atomic<std::size_t> next{0}, done{0};
   const auto start = std::chrono::steady_clock::now();
@@ -439,17 +720,30 @@ int main(int argc, char** argv) {
   auto worker = [&]() {
     for (std::size_t j = next++; j < jobs.size(); j = next++) {
       const UserJob& job = jobs[j];
+      bool all_written = opt.resume;
+      for (std::size_t m = 0; m < runners.size(); ++m)
+        all_written = all_written && written(m, job.user, false) && (!opt.raw || written(m, job.user, true));
+      if (all_written) {  // --resume: nothing left to do for this user
+        ++resumed;
+        ++done;
+        continue;
+      }
       try {
         // The tables first: a user without them fails even if it would be skipped.
         data::PartitionTables tables;
-        if (opt.flags.partitions != data::PartitionBy::none) tables = data::read_partition_tables(job.source);
-        const data::Revlog log = job.log ? *job.log : data::read_revlog_csv(job.source.revlogs, job.user);
+        const bool with_tables = opt.flags.partitions != data::PartitionBy::none;
+        const data::Revlog log = job.log ? *job.log : read_user(job.source, job.user, with_tables ? &tables : nullptr);
         data::Dataset ds = data::preprocess(log, pre);
         if (opt.flags.partitions != data::PartitionBy::none) data::assign_partitions(ds, tables, opt.flags.partitions);
         for (std::size_t m = 0; m < runners.size(); ++m) {
+          // --resume: only the lines not yet written (results are deterministic).
+          const bool need_line = !written(m, job.user, false);
+          const bool need_raw = opt.raw && !written(m, job.user, true);
+          if (!need_line && !need_raw) continue;
           eval::UserResult r = runners[m].run(ds);
-          sinks[m]->write(eval::result_line(r));
-          if (opt.raw) raw_sinks[m]->write(eval::raw_line(r));
+          if (need_line) sinks[m]->write(eval::result_line(r));
+          if (need_raw) raw_sinks[m]->write(eval::raw_line(r));
+          if (!need_line) continue;  // already in results[m], from its line
           r.predictions.clear();
           r.predictions.shrink_to_fit();
           r.rows.clear();
@@ -498,7 +792,9 @@ int main(int argc, char** argv) {
   std::cout << eval::format_table(summaries);
   std::cout << "results: " << opt.out.string() << "/ (" << jobs.size()
             << " users: " << jobs.size() - skipped - failures.size() << " evaluated, " << skipped
-            << " skipped with fewer than 6 evaluation rows, " << failures.size() << " failed)\n";
+            << " skipped with fewer than 6 evaluation rows, " << failures.size() << " failed";
+  if (opt.resume) std::cout << "; " << resumed.load() << " already in the result files, not run again (--resume)";
+  std::cout << ")\n";
   if (!failures.empty()) {
     std::fprintf(stderr, "srs-bench: %zu user(s) failed:\n", failures.size());
     for (const auto& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());

@@ -27,8 +27,13 @@
 #include <srs/models/fsrs.hpp>
 #include <srs/models/fsrs_rs.hpp>
 #include <srs/models/hlr.hpp>
+#include <srs/models/lstm.hpp>
+#include <srs/models/neural.hpp>
+#include <srs/models/nn17.hpp>
 #include <srs/models/online.hpp>
+#include <srs/models/rnn.hpp>
 #include <srs/models/sm2.hpp>
+#include <srs/models/transformer.hpp>
 
 #include <srs/optim/adam.hpp>
 #include <srs/optim/schedule.hpp>
@@ -40,6 +45,12 @@
 #include <srs/eval/metrics.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
+
+#include <srs/anki/revlog_builder.hpp>  // (srs/anki/collection.hpp needs SQLite: the anki component)
+
+#include <srs/sched/compat.hpp>
+#include <srs/sched/fit.hpp>
+#include <srs/sched/scheduler.hpp>
 
 #include <srs/stats/argsort.hpp>
 #include <srs/stats/bootstrap.hpp>

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # cmake -P script: install srs from SRS_BUILD_DIR into a scratch prefix, then
-# configure, build and run tests/consumer against it.
+# configure, build and run tests/consumer (or CONSUMER_DIR) against it.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 function(run)
@@ -11,7 +11,11 @@ function(run)
   message(STATUS "${out}")
 endfunction()
 run("${CMAKE_COMMAND}" --install "${SRS_BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
-run("${CMAKE_COMMAND}" -S "${SRS_SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/build"
+# CONSUMER_DIR: the consumer project (default tests/consumer).
+if(NOT DEFINED CONSUMER_DIR)
+  set(CONSUMER_DIR "${SRS_SOURCE_DIR}/tests/consumer")
+endif()
+run("${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build"
     "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
     -DCMAKE_BUILD_TYPE=Release)
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")

@@ -22,6 +22,11 @@
 ///   revlogs/user_id=<user>/data.csv    cards/user_id=<user>/data.csv, decks/user_id=<user>/data.csv
 ///
 /// A flat `<user>.csv` file has no tables.
+///
+/// A data path may also be one Anki collection file (`.anki2`, `.anki21`): one
+/// user, named after its folder for Anki's `collection.anki2` (else its stem),
+/// imported by srs::anki::read_collection (the optional `anki` component),
+/// which also yields its cards and decks tables (see is_anki_collection()).
 #pragma once
 
 #include <algorithm>     // std::all_of, std::sort
@@ -46,6 +51,13 @@ struct UserSource {
   std::filesystem::path cards;  ///< the cards table (card_id,note_id,deck_id); empty if not found
   std::filesystem::path decks;  ///< the decks table (deck_id,parent_id,preset_id); empty if not found
 };
+
+/// True if `file` names an Anki collection (extension `.anki2` or `.anki21`),
+/// which srs::anki::read_collection imports (srs/anki/collection.hpp).
+inline bool is_anki_collection(const std::filesystem::path& file) {
+  const std::filesystem::path ext = file.extension();
+  return ext == ".anki2" || ext == ".anki21";
+}
 
 /// Where the cards and decks tables of one user are looked for.
 struct TableLocations {
@@ -162,11 +174,13 @@ inline void add_partition_users(const std::filesystem::path& partitions, std::ve
 
 /// The user id of a revlogs CSV file: its stem (`alice.csv` -> alice), except
 /// `<dir>/revlogs.csv` -> the folder's name and `.../user_id=<u>/data.csv` -> u.
+/// Anki collections likewise: `<dir>/collection.anki2` (or `.anki21`) -> the
+/// folder's name, another `<name>.anki2` -> its stem.
 /// @throws srs::UsageError if no id can be derived (e.g. `/revlogs.csv`)
 inline std::string user_from_path(const std::filesystem::path& file) {
   const std::string name = file.filename().string();
   std::string user = file.stem().string();
-  if (name == "revlogs.csv") {
+  if (name == "revlogs.csv" || name == "collection.anki2" || name == "collection.anki21") {
     user = detail::folder_name(std::filesystem::absolute(file).parent_path());
   } else if (name == "data.csv") {
     const std::string parent = detail::folder_name(std::filesystem::absolute(file).parent_path());
@@ -178,8 +192,9 @@ inline std::string user_from_path(const std::filesystem::path& file) {
   return user;
 }
 
-/// The users found at `data`: a single CSV file is one user (named by
-/// user_from_path()); a directory holds users as `<user>.csv`,
+/// The users found at `data`: a single CSV file or Anki collection file is
+/// one user (named by user_from_path(); UserSource::revlogs is then that file,
+/// see is_anki_collection()); a directory holds users as `<user>.csv`,
 /// `<user>/revlogs.csv` and `revlogs/user_id=<user>/data.csv`, in any mix (see
 /// the file comment for what is ignored). A directory holding `revlogs.csv` is
 /// that one user, named after the directory, as user_from_path() would name it.
@@ -197,9 +212,11 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
     throw UsageError("the data path '" + data.string() + "' does not exist");
   }
   if (fs::is_regular_file(status)) {
+    if (is_anki_collection(data)) return {make_user_source(user_from_path(data), data)};
     if (data.extension() != ".csv")
       throw UsageError("the data path '" + data.string() +
-                       "' is not a .csv file; expected a revlogs CSV file or a directory of users");
+                       "' is not a .csv file; expected a revlogs CSV file, an Anki collection (.anki2, .anki21) or a "
+                       "directory of users");
     return {make_user_source(user_from_path(data), data)};
   }
   if (!fs::is_directory(status))

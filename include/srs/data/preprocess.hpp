@@ -21,7 +21,9 @@
 ///        day-based in both modes
 ///   2.13 non-secs only: outlier filter on the i == 2 rows per first rating,
 ///        then each card is cut at its first discontinuity in i
-///   2.14 final rows: delta_t > 0, sorted by review_th     2.15  at least 6 rows
+///   2.14 final rows: delta_t > 0 and a non-empty history (a card's first kept
+///        review is never a row, even when rating-0 rows before it were dropped),
+///        sorted by review_th                           2.15  at least 6 rows
 ///   2.17 equalize (--secs --equalize_test_with_non_secs): both datasets are
 ///        built, checked against each other, and the secs one is returned with
 ///        the review_th of the non-secs rows in Dataset::non_secs_review_th
@@ -208,6 +210,8 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
   // Continuity (non-secs only, part of 2.13): cut each card at the first row
   // whose i is not the previous i + 1. Keep the final rows (2.14: delta_t > 0).
   for (std::size_t c = 0; c + 1 < card_begin_cand.size(); ++c) {
+    // A card whose every review was dropped (ratings outside 1..4) has no steps, hence no first rating.
+    if (card_begin_cand[c] == card_begin_cand[c + 1]) continue;
     std::int32_t prev_i = 0;
     bool first = true;
     const int first_rating = item_first_rating(c);
@@ -220,6 +224,11 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
         prev_i = cr.i;
       }
       if (!(cr.delta_t > 0)) continue;  // 2.14
+      // A row needs a history: the card's first kept review is never a row. It
+      // always has delta_t 0 (elapsed_days -1), except when the card's earlier
+      // rows were dropped by 2.4 (a manual entry, rating 0, before its first
+      // review) or in a Revlog that did not come through the CSV reader.
+      if (cr.position == 0) continue;
       const RevlogRow& r = log.rows[cr.raw];
       Item it;
       it.review_th = static_cast<std::int64_t>(cr.raw) + 1;

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/models/lstm.hpp
+/// LSTM (8,869 parameters), models.md §12.5: the benchmark's Reptile-meta-
+/// learned network (srs-benchmark branch "lstm", commit fc8fba85, files
+/// `other.py` class LSTM and `reptile_trainer.py`).
+///
+/// Input step j (6 features): ((ln(1e-5 + t_j) - μ_t)/σ_t, (ln clamp(dur_j, 100, 60000) - μ_d)/σ_d,
+/// one-hot(max(r_j, 1)) ∈ R⁴), with μ, σ the `input_mean`/`input_std` buffers
+/// computed at pretraining. The network (hidden size 20; LN = LayerNorm over
+/// the 20 features, ε 1e-5, "no bias" = γ only):
+///
+///     x0 = SiLU(W3 LN_γ0(SiLU(W0 x + b0)) + b3)
+///     x1 = x0 + LSTM1(LN_γ1(x0))
+///     x2 = x1 + LSTM2(LN_γ2,β2(x1))
+///     x3 = x2 + SiLU(W74 LN_γ4(SiLU(W71 LN_γ3(x2) + b71)) + b74)
+///     φ  = SiLU(W9 LN_γ5(x3) + b9)
+///     heads (3 curves): w = softmax(Ww φ + bw),  s_k = exp(clamp(Ws φ + bs, -25, 25)),
+///                       d_k = exp(clamp(Wd φ + bd, -25, 25))
+///     p  = (1 - 1e-7) Σ_k w_k (1 + Δ / (1e-7 + s_k))^(-d_k)
+///
+/// with PyTorch's LSTM cell (gates i, f, g, o; c' = f c + i g; h' = o tanh c').
+/// Parameter count: 140 + 20 + 420 + (20 + 3360) + (40 + 3360) + 880 + 20 +
+/// 420 + 189 = 8869 (state_dict order; see layout()). Initialisation (seeded):
+/// nn.Linear's uniform, LayerNorm γ = 1 / β = 0, LSTM weights orthogonal,
+/// biases uniform ±1/√20 with the forget-gate slice of bias_ih set to 1.
+///
+/// **Pretraining: Reptile** (reptile_trainer.py, `pretrain`): outer steps
+/// cycle over the users (`epochs` cycles, 1000 in the reference's 100,000
+/// steps over 100 users); each one copies the meta-parameters θ to a learner,
+/// runs up to 15 inner steps on batches of that user's rows (16,384 rows each,
+/// a fresh random order each visit) minimising
+///
+///     mean(weight·BCE)·B + 0.000244 ‖θ_learner - θ‖²   (B = rows of the batch; batch_size_exp 1)
+///
+/// with the gradient norm clipped at 7050 and AdamW (β1 = 0, β2 = 0.999, weight
+/// decay 0.03) at lr 0.0026945 (scaled by min(1, step / warm-up) during the
+/// outer warm-up), the inner optimiser's state carried from user to user;
+/// then θ takes an AdamW step (β 0.9/0.999, weight decay 0.03) along θ -
+/// θ_learner at the outer rate: 0.02 × linear warm-up from 1e-4 over the first
+/// 10% of the steps, then cosine annealing to 0. The saved state: θ, the input
+/// normalisation (mean and population std of ln(1e-5 + t) and ln duration over
+/// the steps of each card's last history) and the inner optimiser (step count
+/// and second moments).
+///
+/// **Per-user fine-tuning** (`train`, reptile_trainer.py `finetune`): a copy
+/// of the pretrained network and of the pretrained inner optimiser's state;
+/// training rows weighted 1 + 6.49 x^2.4758 (x = linspace(0, 1) over the rows
+/// in time order), normalised to mean 1 (the evaluator's --recency weights are
+/// replaced, as in the reference); rows shuffled (seed 2025) into batches of
+/// 16,384 (rows with more than 64 history steps dropped); 20 passes over all
+/// batches, each batch minimising mean(weight·BCE)·B^1.2103 + 0.000244 ‖θ -
+/// θ_pre‖², gradient norm clipped at 7050, AdamW (β1 = 0, β2 = 0.999, weight
+/// decay 0.04855); the rate is piecewise linear over the passes, 0.0019622 →
+/// 0.006455344 (5 warm-up passes) → 0.0034213, each × 16000^(-0.2103). The
+/// weights after the last pass are used.
+///
+/// **Differences from the reference:**
+///  * review durations: srs's datasets carry no durations, so every step gets
+///    the same duration `duration_ms` (10 s); the feature is then constant (0
+///    after our pretraining's normalisation, whose std is taken as 1 when 0);
+///  * the reference ran the LSTM only with `--short --secs
+///    --equalize_test_with_non_secs` and put the integer elapsed days into the
+///    forgetting curve; here the curve gets the dataset's interval (fractional
+///    days in secs mode, whole days otherwise), and the model runs in every mode;
+///  * the reference's normalisation of the secs-mode interval used ln(1 + t)
+///    for the statistics but ln(1e-5 + t) in the network; we use ln(1e-5 + t)
+///    for both;
+///  * batches are sets of cards (see neural.hpp); Reptile's 100,000 outer steps
+///    over 100 users become `epochs` × (number of users) steps.
+#pragma once
+
+#include <algorithm>    // std::clamp, std::min, std::max, std::shuffle, std::fill, std::copy
+#include <array>        // std::array
+#include <cmath>        // std::exp, std::log, std::pow, std::sqrt, std::cos
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <cstdio>       // std::fprintf
+#include <map>          // std::map
+#include <memory>       // std::make_unique
+#include <random>       // std::mt19937
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <Eigen/Core>  // Eigen::Matrix
+
+#include <srs/concepts.hpp>        // srs::SelfTrained
+#include <srs/core/error.hpp>      // srs::InadequateData
+#include <srs/core/replay.hpp>     // core::bce
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural.hpp>   // NeuralBase, NeuralWeights, detail::PackedBatch, detail::adamw_step, ...
+#include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/optim/trainer.hpp>   // optim::torch_randperm
+
+namespace srs::models {
+
+/// Reptile meta-learning settings (reptile_trainer.py's constants).
+struct ReptileOptions {
+  std::size_t batch_size = 16384;  ///< rows per inner batch
+  int inner_steps = 15;            ///< inner batches per outer step (at most the user's batches)
+  double inner_lr = 0.0026945;     ///< inner AdamW rate (batch_size_exp 1: no scaling)
+  double inner_beta2 = 0.999;      ///< inner AdamW β2 (β1 = 0)
+  double inner_weight_decay = 0.03;
+  double outer_lr = 0.02;  ///< outer AdamW rate after warm-up
+  double outer_weight_decay = 0.03;
+  double warmup_fraction = 0.1;  ///< share of outer steps in the linear warm-up (from 1e-4 × outer_lr)
+  double reg_scale = 0.000244;   ///< L2 pull of the learner toward θ
+  double clip_norm = 7050.0;     ///< gradient-norm clip of the inner steps
+  std::uint64_t seed = 2030;     ///< batch orders
+};
+
+/// Per-user fine-tuning settings (reptile_trainer.py's DEFAULT_FINETUNE_PARAMS).
+struct LstmFineTune {
+  double lr_start = 0.0019622;
+  double lr_middle = 0.006455344;
+  double lr_end = 0.0034213;
+  int warmup_passes = 5;
+  int passes = 20;
+  double batch_size_exp = 1.2103;  ///< loss = mean(weight·BCE) · B^batch_size_exp
+  double clip_norm = 7050.0;
+  double reg_scale = 0.000244;  ///< L2 pull toward the pretrained weights
+  double recency_weight = 6.49;
+  double recency_degree = 2.4758;
+  double weight_decay = 0.04855;
+  double beta2 = 0.999;  ///< AdamW β2 (β1 = 0)
+  std::size_t batch_size = 16384;
+  std::size_t max_seq_len = 64;
+  std::uint64_t seed = 2025;  ///< row shuffle
+};
+
+namespace detail {
+
+inline constexpr int lstm_hidden = 20;
+using Mat20 = Eigen::Matrix<double, 20, Eigen::Dynamic>;
+using Mat80 = Eigen::Matrix<double, 80, Eigen::Dynamic>;
+
+/// Offsets of the LSTM network's blocks.
+struct LstmOffsets {
+  static constexpr std::size_t w0 = 0, b0 = 120, ln0 = 140, w3 = 160, b3 = 560, ln1 = 580;
+  static constexpr std::size_t l1 = 600;  // weight_ih 1600, weight_hh 1600, bias_ih 80, bias_hh 80
+  static constexpr std::size_t ln2 = 3960, ln2b = 3980;
+  static constexpr std::size_t l2 = 4000;
+  static constexpr std::size_t ln3 = 7360, w71 = 7380, b71 = 7780, ln4 = 7800, w74 = 7820, b74 = 8220;
+  static constexpr std::size_t ln5 = 8240, w9 = 8260, b9 = 8660;
+  static constexpr std::size_t wfc = 8680, sfc = 8743, dfc = 8806, size = 8869;
+  static constexpr std::size_t ih = 0, hh = 1600, bih = 3200, bhh = 3280;  // within an LSTM block
+};
+
+/// σ applied elementwise.
+template <class X>
+auto sigmoid_array(const X& x) {
+  return (1.0 + (-x).exp()).inverse();
+}
+
+/// LayerNorm over the 20 features of each column, with its cache.
+struct LstmLayerNorm {
+  Mat20 xhat;
+  Eigen::RowVectorXd inv;
+
+  Mat20 forward(const Mat20& x, const double* gamma, const double* beta) {
+    const Eigen::RowVectorXd mu = x.colwise().mean();
+    const Mat20 xc = x.rowwise() - mu;
+    inv = ((xc.array().square().colwise().sum() / 20.0) + 1e-5).rsqrt().matrix();
+    xhat = (xc.array().rowwise() * inv.array()).matrix();
+    const auto g = block<20, 1>(gamma, 0);
+    Mat20 y = (xhat.array().colwise() * g.array()).matrix();
+    if (beta) y.colwise() += block<20, 1>(beta, 0);
+    return y;
+  }
+  /// d loss / d x; adds dγ (and dβ when `grad_beta`) to the gradient.
+  Mat20 backward(const Mat20& dy, const double* gamma, double* grad_gamma, double* grad_beta) const {
+    const auto g = block<20, 1>(gamma, 0);
+    block<20, 1>(grad_gamma, 0) += (dy.array() * xhat.array()).rowwise().sum().matrix();
+    if (grad_beta) block<20, 1>(grad_beta, 0) += dy.rowwise().sum();
+    const Eigen::Array<double, 20, Eigen::Dynamic> gy = dy.array().colwise() * g.array();
+    const Eigen::Array<double, 1, Eigen::Dynamic> mg = gy.colwise().sum() / 20.0;
+    const Eigen::Array<double, 1, Eigen::Dynamic> mgx = (gy * xhat.array()).colwise().sum() / 20.0;
+    return ((gy.rowwise() - mg - (xhat.array().rowwise() * mgx)).rowwise() * inv.array()).matrix();
+  }
+};
+
+/// A linear layer 20 → 20 (or in → 20) followed by SiLU, with its cache.
+template <int In>
+struct LstmLinearSilu {
+  Eigen::Matrix<double, In, Eigen::Dynamic> x;
+  Mat20 a;
+
+  Mat20 forward(const double* w, std::size_t off, const Eigen::Matrix<double, In, Eigen::Dynamic>& in) {
+    x = in;
+    a = (block<20, In>(w, off) * x).colwise() + block<20, 1>(w, off + 20 * In);
+    return (a.array() * sigmoid_array(a.array())).matrix();
+  }
+  /// d loss / d input (skipped when `need_dx` is false); adds dW, db.
+  Eigen::Matrix<double, In, Eigen::Dynamic> backward(const double* w, std::size_t off, const Mat20& dy, double* grad,
+                                                     bool need_dx = true) const {
+    const auto s = sigmoid_array(a.array()).eval();
+    const Mat20 da = (dy.array() * s * (1.0 + a.array() * (1.0 - s))).matrix();
+    block<20, In>(grad, off) += da * x.transpose();
+    block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
+    if (!need_dx) return {};
+    return block<20, In>(w, off).transpose() * da;
+  }
+};
+
+/// One LSTM layer (20 → 20) over a packed batch, with its cache.
+struct LstmLayer {
+  Mat20 x, hprev, cprev, c;
+  Mat80 gates;  ///< activated gates i, f, g, o
+
+  Mat20 forward(const double* w, std::size_t off, const Mat20& in, const std::vector<std::size_t>& offset) {
+    using O = LstmOffsets;
+    x = in;
+    const Eigen::Index P = x.cols();
+    const Mat80 gi = (block<80, 20>(w, off + O::ih) * x).colwise() + block<80, 1>(w, off + O::bih);
+    const auto w_hh = block<80, 20>(w, off + O::hh);
+    const auto b_hh = block<80, 1>(w, off + O::bhh);
+    hprev.resize(20, P);
+    cprev.resize(20, P);
+    c.resize(20, P);
+    gates.resize(80, P);
+    Mat20 h(20, P);
+    Mat80 g;
+    for (std::size_t s = 0; s + 1 < offset.size(); ++s) {
+      const auto o = static_cast<Eigen::Index>(offset[s]);
+      const auto m = static_cast<Eigen::Index>(offset[s + 1] - offset[s]);
+      if (s == 0) {
+        hprev.middleCols(o, m).setZero();
+        cprev.middleCols(o, m).setZero();
+      } else {
+        const auto prev = static_cast<Eigen::Index>(offset[s - 1]);
+        hprev.middleCols(o, m) = h.middleCols(prev, m);
+        cprev.middleCols(o, m) = c.middleCols(prev, m);
+      }
+      g.noalias() = w_hh * hprev.middleCols(o, m);
+      g += gi.middleCols(o, m);
+      g.colwise() += b_hh;
+      auto gt = gates.middleCols(o, m);
+      gt.topRows(40) = sigmoid_array(g.topRows(40).array()).matrix();
+      gt.middleRows(40, 20) = g.middleRows(40, 20).array().tanh().matrix();
+      gt.bottomRows(20) = sigmoid_array(g.bottomRows(20).array()).matrix();
+      c.middleCols(o, m) = (gt.middleRows(20, 20).array() * cprev.middleCols(o, m).array() +
+                            gt.topRows(20).array() * gt.middleRows(40, 20).array())
+                               .matrix();
+      h.middleCols(o, m) = (gt.bottomRows(20).array() * c.middleCols(o, m).array().tanh()).matrix();
+    }
+    return h;
+  }
+
+  /// From d loss / d h (all columns): adds the parameter gradient, returns d loss / d input.
+  Mat20 backward(const double* w, std::size_t off, Mat20 dh, const std::vector<std::size_t>& offset,
+                 double* grad) const {
+    using O = LstmOffsets;
+    const Eigen::Index P = x.cols();
+    const auto w_hh = block<80, 20>(w, off + O::hh);
+    Mat20 dc = Mat20::Zero(20, P);
+    Mat80 dg(80, P);
+    for (std::size_t s = offset.size() - 1; s-- > 0;) {
+      const auto o = static_cast<Eigen::Index>(offset[s]);
+      const auto m = static_cast<Eigen::Index>(offset[s + 1] - offset[s]);
+      const auto gt = gates.middleCols(o, m).array();
+      const auto ig = gt.topRows(20), fg = gt.middleRows(20, 20), gg = gt.middleRows(40, 20), og = gt.bottomRows(20);
+      const auto tc = c.middleCols(o, m).array().tanh().eval();
+      const auto dhs = dh.middleCols(o, m).array();
+      const Eigen::Array<double, 20, Eigen::Dynamic> dcs = dc.middleCols(o, m).array() + dhs * og * (1.0 - tc * tc);
+      auto d = dg.middleCols(o, m);
+      d.topRows(20) = (dcs * gg * ig * (1.0 - ig)).matrix();
+      d.middleRows(20, 20) = (dcs * cprev.middleCols(o, m).array() * fg * (1.0 - fg)).matrix();
+      d.middleRows(40, 20) = (dcs * ig * (1.0 - gg * gg)).matrix();
+      d.bottomRows(20) = (dhs * tc * og * (1.0 - og)).matrix();
+      if (s > 0) {
+        const auto prev = static_cast<Eigen::Index>(offset[s - 1]);
+        dh.middleCols(prev, m).noalias() += w_hh.transpose() * d;
+        dc.middleCols(prev, m) += (dcs * fg).matrix();
+      }
+    }
+    block<80, 20>(grad, off + O::ih) += dg * x.transpose();
+    block<80, 20>(grad, off + O::hh) += dg * hprev.transpose();
+    block<80, 1>(grad, off + O::bih) += dg.rowwise().sum();
+    block<80, 1>(grad, off + O::bhh) += dg.rowwise().sum();
+    return block<80, 20>(w, off + O::ih).transpose() * dg;
+  }
+};
+
+/// The whole network's forward pass over a packed batch, with its caches.
+struct LstmPass {
+  LstmLinearSilu<6> lin0;
+  LstmLayerNorm n0, n1, n2, n3, n4, n5;
+  LstmLinearSilu<20> lin3, lin71, lin74, lin9;
+  LstmLayer lstm1, lstm2;
+  Mat20 phi;
+
+  void forward(const double* w, const PackedBatch<6>& b) {
+    using O = LstmOffsets;
+    const Mat20 x0 = lin3.forward(w, O::w3, n0.forward(lin0.forward(w, O::w0, b.x), w + O::ln0, nullptr));
+    const Mat20 x1 = x0 + lstm1.forward(w, O::l1, n1.forward(x0, w + O::ln1, nullptr), b.offset);
+    const Mat20 x2 = x1 + lstm2.forward(w, O::l2, n2.forward(x1, w + O::ln2, w + O::ln2b), b.offset);
+    const Mat20 x3 =
+        x2 + lin74.forward(w, O::w74, n4.forward(lin71.forward(w, O::w71, n3.forward(x2, w + O::ln3, nullptr)),
+                                                 w + O::ln4, nullptr));
+    phi = lin9.forward(w, O::w9, n5.forward(x3, w + O::ln5, nullptr));
+  }
+
+  void backward(const double* w, const PackedBatch<6>& b, const Mat20& dphi, double* grad) const {
+    using O = LstmOffsets;
+    const Mat20 dx3 = n5.backward(lin9.backward(w, O::w9, dphi, grad), w + O::ln5, grad + O::ln5, nullptr);
+    const Mat20 d71 = n4.backward(lin74.backward(w, O::w74, dx3, grad), w + O::ln4, grad + O::ln4, nullptr);
+    const Mat20 dx2 = dx3 + n3.backward(lin71.backward(w, O::w71, d71, grad), w + O::ln3, grad + O::ln3, nullptr);
+    const Mat20 dx1 =
+        dx2 + n2.backward(lstm2.backward(w, O::l2, dx2, b.offset, grad), w + O::ln2, grad + O::ln2, grad + O::ln2b);
+    const Mat20 dx0 = dx1 + n1.backward(lstm1.backward(w, O::l1, dx1, b.offset, grad), w + O::ln1, grad + O::ln1, nullptr);
+    const Mat20 dl0 = n0.backward(lin3.backward(w, O::w3, dx0, grad), w + O::ln0, grad + O::ln0, nullptr);
+    lin0.backward(w, O::w0, dl0, grad, false);
+  }
+};
+
+/// The three-curve head at one column φ: p and, when `dphi`, d p / d φ and the head's gradient (× coef).
+inline double lstm_head(const double* w, const Eigen::Matrix<double, 20, 1>& phi, double delta_t, double coef,
+                        double* grad, Eigen::Matrix<double, 20, 1>* dphi) {
+  using O = LstmOffsets;
+  const Eigen::Vector3d lw = block<3, 20>(w, O::wfc) * phi + block<3, 1>(w, O::wfc + 60);
+  const Eigen::Vector3d ls = block<3, 20>(w, O::sfc) * phi + block<3, 1>(w, O::sfc + 60);
+  const Eigen::Vector3d ld = block<3, 20>(w, O::dfc) * phi + block<3, 1>(w, O::dfc + 60);
+  const Eigen::Vector3d ew = (lw.array() - lw.maxCoeff()).exp().matrix();
+  const Eigen::Vector3d wk = ew / ew.sum();
+  Eigen::Vector3d s, d, q, f;
+  for (int k = 0; k < 3; ++k) {
+    s(k) = std::exp(std::clamp(ls(k), -25.0, 25.0));
+    d(k) = std::exp(std::clamp(ld(k), -25.0, 25.0));
+    q(k) = 1.0 + delta_t / (1e-7 + s(k));
+    f(k) = std::pow(q(k), -d(k));
+  }
+  constexpr double scale = 1.0 - 1e-7;
+  const double p = scale * wk.dot(f);
+  if (!dphi) return p;
+  // d p / d logits, times coef
+  const Eigen::Vector3d dw = coef * scale * f;
+  const Eigen::Vector3d dlw = wk.cwiseProduct((dw.array() - wk.dot(dw)).matrix());
+  Eigen::Vector3d dls, dld;
+  for (int k = 0; k < 3; ++k) {
+    const double pass_s = (ls(k) >= -25.0 && ls(k) <= 25.0) ? 1.0 : 0.0;
+    const double pass_d = (ld(k) >= -25.0 && ld(k) <= 25.0) ? 1.0 : 0.0;
+    const double e = 1e-7 + s(k);
+    dls(k) = coef * scale * wk(k) * d(k) * f(k) / q(k) * delta_t / (e * e) * s(k) * pass_s;
+    dld(k) = coef * scale * wk(k) * f(k) * -std::log(q(k)) * d(k) * pass_d;
+  }
+  block<3, 20>(grad, O::wfc) += dlw * phi.transpose();
+  block<3, 1>(grad, O::wfc + 60) += dlw;
+  block<3, 20>(grad, O::sfc) += dls * phi.transpose();
+  block<3, 1>(grad, O::sfc + 60) += dls;
+  block<3, 20>(grad, O::dfc) += dld * phi.transpose();
+  block<3, 1>(grad, O::dfc + 60) += dld;
+  *dphi = block<3, 20>(w, O::wfc).transpose() * dlw + block<3, 20>(w, O::sfc).transpose() * dls +
+          block<3, 20>(w, O::dfc).transpose() * dld;
+  return p;
+}
+
+/// The piecewise-linear rate of reptile_trainer.py's PiecewiseLinearScheduler at step n.
+inline double piecewise_linear_lr(double start, double middle, double end, int warmup, int total, int n) {
+  if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
+  return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
+}
+
+}  // namespace detail
+
+/// The LSTM (8,869 parameters), see the file comment.
+struct Lstm : NeuralBase<Lstm, 8869> {
+  static constexpr std::size_t num_params = 8869;
+  static constexpr std::string_view name = "LSTM";
+  static constexpr bool share_prefix = true;
+  static constexpr bool next_interval = false;
+  using Batch = detail::PackedBatch<6>;
+
+  double duration_ms = 10000.0;  ///< the review duration every step gets (datasets carry none)
+  LstmFineTune fine_tune;        ///< per-user fine-tuning
+  ReptileOptions reptile;        ///< meta-learning
+
+  static constexpr std::array<ParamBlock, 31> layout() {
+    return {{{"process.0.weight", 20, 6},
+             {"process.0.bias", 20, 0},
+             {"process.2.weight", 20, 0},
+             {"process.3.weight", 20, 20},
+             {"process.3.bias", 20, 0},
+             {"process.5.module.0.weight", 20, 0},
+             {"process.5.module.1.module.weight_ih_l0", 80, 20},
+             {"process.5.module.1.module.weight_hh_l0", 80, 20},
+             {"process.5.module.1.module.bias_ih_l0", 80, 0},
+             {"process.5.module.1.module.bias_hh_l0", 80, 0},
+             {"process.6.module.0.weight", 20, 0},
+             {"process.6.module.0.bias", 20, 0},
+             {"process.6.module.1.module.weight_ih_l0", 80, 20},
+             {"process.6.module.1.module.weight_hh_l0", 80, 20},
+             {"process.6.module.1.module.bias_ih_l0", 80, 0},
+             {"process.6.module.1.module.bias_hh_l0", 80, 0},
+             {"process.7.module.0.weight", 20, 0},
+             {"process.7.module.1.weight", 20, 20},
+             {"process.7.module.1.bias", 20, 0},
+             {"process.7.module.3.weight", 20, 0},
+             {"process.7.module.4.weight", 20, 20},
+             {"process.7.module.4.bias", 20, 0},
+             {"process.8.weight", 20, 0},
+             {"process.9.weight", 20, 20},
+             {"process.9.bias", 20, 0},
+             {"w_fc.weight", 3, 20},
+             {"w_fc.bias", 3, 0},
+             {"s_fc.weight", 3, 20},
+             {"s_fc.bias", 3, 0},
+             {"d_fc.weight", 3, 20},
+             {"d_fc.bias", 3, 0}}};
+  }
+
+  void initialize(detail::InitRng& rng, std::span<double, 8869> w) const {
+    using O = detail::LstmOffsets;
+    auto linear = [&](std::size_t off, std::size_t out, std::size_t in) {
+      detail::init_uniform(w.subspan(off, out * in + out), 1.0 / std::sqrt(static_cast<double>(in)), rng);
+    };
+    auto norm = [&](std::size_t off) { std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(off), 20, 1.0); };
+    auto lstm = [&](std::size_t off) {
+      detail::init_orthogonal(w.subspan(off + O::ih, 1600), 80, 20, rng);
+      detail::init_orthogonal(w.subspan(off + O::hh, 1600), 80, 20, rng);
+      detail::init_uniform(w.subspan(off + O::bih, 160), 1.0 / std::sqrt(20.0), rng);
+      std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(off + O::bih + 20), 20, 1.0);  // forget gate of bias_ih
+    };
+    linear(O::w0, 20, 6);
+    norm(O::ln0);
+    linear(O::w3, 20, 20);
+    norm(O::ln1);
+    lstm(O::l1);
+    norm(O::ln2);
+    std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(O::ln2b), 20, 0.0);
+    lstm(O::l2);
+    norm(O::ln3);
+    linear(O::w71, 20, 20);
+    norm(O::ln4);
+    linear(O::w74, 20, 20);
+    norm(O::ln5);
+    linear(O::w9, 20, 20);
+    linear(O::wfc, 3, 20);
+    linear(O::sfc, 3, 20);
+    linear(O::dfc, 3, 20);
+  }
+
+  void clamp(std::span<double, 8869>) const {}
+
+  /// The normalisation buffers (pretrained, else mean 0 and std 1).
+  std::array<double, 2> input_mean() const { return buffer_or("input_mean", 0.0); }
+  std::array<double, 2> input_std() const { return buffer_or("input_std", 1.0); }
+
+  /// The 6 input features of step j of a card's history.
+  void encode(std::span<const data::Step> steps, Eigen::Matrix<double, 6, Eigen::Dynamic>& out) const {
+    const auto mean = input_mean();
+    const auto sd = input_std();
+    const double dur = (std::log(std::clamp(duration_ms, 100.0, 60000.0)) - mean[1]) / sd[1];
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      const auto c = static_cast<Eigen::Index>(j);
+      out.col(c).setZero();
+      out(0, c) = (std::log(1e-5 + steps[j].t) - mean[0]) / sd[0];
+      out(1, c) = dur;
+      out(2 + std::clamp(steps[j].rating, 1, 4) - 1, c) = 1.0;
+    }
+  }
+
+  Batch make_batch(std::span<const detail::SeqSource> seqs) const {
+    return detail::pack<6>(seqs, [this](const detail::SeqSource& src, Eigen::Matrix<double, 6, Eigen::Dynamic>& out) {
+      encode(src.steps(), out);
+    });
+  }
+
+  /// P(recall) `t` days after `history`.
+  double predict(std::span<const double, 8869> w, std::span<const data::Step> history, double t) const {
+    if (history.empty()) return 0.5;
+    Batch b;  // one sequence: step s is column s
+    b.x.resize(6, static_cast<Eigen::Index>(history.size()));
+    encode(history, b.x);
+    for (std::size_t s = 1; s <= history.size(); ++s) b.offset.push_back(s);
+    detail::LstmPass pass;
+    pass.forward(w.data(), b);
+    return detail::lstm_head(w.data(), pass.phi.col(static_cast<Eigen::Index>(history.size() - 1)), t, 0.0, nullptr,
+                             nullptr);
+  }
+
+  /// Σ weight·BCE over the batch; gradient added to `grad` when given.
+  double batch_loss(std::span<const double, 8869> w, const Batch& b, double* grad) const {
+    detail::LstmPass pass;
+    pass.forward(w.data(), b);
+    double loss = 0;
+    detail::Mat20 dphi;
+    if (grad) dphi = detail::Mat20::Zero(20, b.cols());
+    Eigen::Matrix<double, 20, 1> dcol;
+    for (const detail::PackedTarget& t : b.targets) {
+      const auto c = static_cast<Eigen::Index>(t.col);
+      const Eigen::Matrix<double, 20, 1> phi = pass.phi.col(c);
+      const double p = detail::lstm_head(w.data(), phi, t.delta_t, 0.0, nullptr, nullptr);
+      loss += t.weight * core::bce(p, t.y);
+      if (grad) {
+        detail::lstm_head(w.data(), phi, t.delta_t, detail::bce_coefficient(p, t.y, t.weight), grad, &dcol);
+        dphi.col(c) += dcol;
+      }
+    }
+    if (grad) pass.backward(w.data(), b, dphi, grad);
+    return loss;
+  }
+
+  /// Per-user fine-tuning (see the file comment); `weights` is ignored (the
+  /// fine-tuning has its own recency weights).
+  std::array<double, 8869> train(const data::Dataset& ds, std::span<const std::size_t> rows,
+                                 std::span<const double> /*weights*/, optim::TrainMode mode) const {
+    constexpr std::size_t N = num_params;
+    std::array<double, N> w = default_params();
+    if (mode != optim::TrainMode::full) return w;
+    const LstmFineTune& cfg = fine_tune;
+    // Recency weights over the rows in time order, normalised to mean 1.
+    const std::size_t n = rows.size();
+    std::vector<double> rw(n);
+    double total = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double x = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
+      rw[k] = 1.0 + cfg.recency_weight * std::pow(x, cfg.recency_degree);
+      total += rw[k];
+    }
+    for (double& x : rw) x *= static_cast<double>(n) / total;
+    const std::vector<detail::RowRef> refs = detail::row_refs(ds, rows, rw);
+    std::vector<detail::SeqSource> sources = detail::make_sources(refs, cfg.max_seq_len, true, false);
+    std::mt19937 gen(static_cast<std::uint32_t>(cfg.seed));
+    std::shuffle(sources.begin(), sources.end(), gen);
+    std::vector<Batch> batches;
+    std::size_t count = 0;
+    std::vector<detail::SeqSource> group;
+    for (detail::SeqSource& s : sources) {
+      count += s.targets.size();
+      group.push_back(std::move(s));
+      if (count >= cfg.batch_size) {
+        batches.push_back(make_batch(group));
+        group.clear();
+        count = 0;
+      }
+    }
+    if (!group.empty()) batches.push_back(make_batch(group));
+    if (batches.empty()) throw InadequateData("Training data is inadequate.");
+
+    const std::vector<double> pre(w.begin(), w.end());
+    const optim::Adam adam{0.0, cfg.beta2, 1e-8};
+    auto state = std::make_unique<optim::Adam::State<N>>();
+    if (pretrained && pretrained->optimizer_exp_avg_sq.size() == N) {
+      state->step = pretrained->optimizer_step;
+      std::copy(pretrained->optimizer_exp_avg_sq.begin(), pretrained->optimizer_exp_avg_sq.end(), state->v.begin());
+    }
+    const double lr_scale = std::pow(16000.0, 1.0 - cfg.batch_size_exp);
+    std::vector<double> grad(N);
+    const std::span<double, N> ws(w);
+    const std::span<double, N> gs(grad.data(), N);
+    for (int pass = 0; pass < cfg.passes; ++pass) {
+      const double lr = lr_scale * detail::piecewise_linear_lr(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
+                                                               cfg.warmup_passes, cfg.passes, pass);
+      for (const Batch& b : batches) {
+        std::fill(grad.begin(), grad.end(), 0.0);
+        const double loss = batch_loss(std::span<const double, N>(w), b, grad.data());
+        const double bsz = static_cast<double>(b.rows);
+        const double scale = std::pow(bsz, cfg.batch_size_exp) / bsz;
+        for (std::size_t k = 0; k < N; ++k) grad[k] = grad[k] * scale + 2.0 * cfg.reg_scale * (w[k] - pre[k]);
+        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N),
+                                "in fine-tuning pass " + std::to_string(pass + 1));
+        detail::clip_grad_norm(grad, cfg.clip_norm);
+        detail::adamw_step<N>(adam, *state, ws, gs, lr, cfg.weight_decay);
+      }
+    }
+    return w;
+  }
+
+  /// PretrainOptions defaults for the LSTM: 1000 cycles over the users (the
+  /// reference's 100,000 outer steps over 100 users), inner batches of 16,384.
+  PretrainOptions pretraining() const {
+    return {.epochs = 1000, .batch_size = reptile.batch_size, .lr = reptile.outer_lr,
+            .weight_decay = reptile.outer_weight_decay};
+  }
+
+  /// Reptile meta-learning over `users` (see the file comment); `opt.epochs`
+  /// cycles over the users, `opt.batch_size` rows per inner batch, `opt.lr`
+  /// and `opt.weight_decay` for the outer AdamW.
+  NeuralWeights pretrain(std::span<const data::Dataset> users, const PretrainOptions& opt) const {
+    constexpr std::size_t N = num_params;
+    const ReptileOptions& ro = reptile;
+    if (users.empty()) throw InadequateData("Training data is inadequate.");
+    // Input normalisation over the steps of each card's last history.
+    std::vector<double> delays;
+    for (const data::Dataset& ds : users) {
+      std::map<std::size_t, std::size_t> last;  // hist_begin -> longest history
+      for (const data::Item& it : ds.items) last[it.hist_begin] = std::max(last[it.hist_begin], it.hist_len);
+      for (const auto& [begin, len] : last)
+        for (std::size_t j = 0; j < len; ++j) delays.push_back(std::log(1e-5 + ds.steps[begin + j].t));
+    }
+    double mean_t = 0, var_t = 0;
+    for (double x : delays) mean_t += x;
+    mean_t = delays.empty() ? 0.0 : mean_t / static_cast<double>(delays.size());
+    for (double x : delays) var_t += (x - mean_t) * (x - mean_t);
+    var_t = delays.empty() ? 0.0 : var_t / static_cast<double>(delays.size());
+    const double mean_d = std::log(std::clamp(duration_ms, 100.0, 60000.0));
+    Lstm net = *this;
+    NeuralWeights init;
+    init.model = std::string(name);
+    init.buffers = {{"input_mean", {mean_t, mean_d}}, {"input_std", {var_t > 0 ? std::sqrt(var_t) : 1.0, 1.0}}};
+    {
+      const std::array<double, N> w0 = initial_params();
+      init.params.assign(w0.begin(), w0.end());
+    }
+    net.set_weights(init);
+
+    // Each user's batches (length-sorted groups of >= batch_size rows).
+    std::vector<std::vector<Batch>> tasks;
+    std::size_t total_rows = 0;
+    for (const data::Dataset& ds : users) {
+      std::vector<detail::RowRef> refs;
+      for (std::size_t k = 0; k < ds.items.size(); ++k) refs.push_back({&ds, k, 1.0});
+      auto b = detail::make_batches(net, std::span<const detail::RowRef>(refs), opt.batch_size, 64);
+      total_rows += detail::total_rows(b);
+      if (!b.empty()) tasks.push_back(std::move(b));
+    }
+    if (tasks.empty()) throw InadequateData("Training data is inadequate.");
+
+    std::vector<double> theta(init.params), learner(N), grad(N), outer_grad(N);
+    const std::span<double, N> ts(theta.data(), N), ls(learner.data(), N), gs(grad.data(), N);
+    const optim::Adam inner{0.0, ro.inner_beta2, 1e-8};
+    const optim::Adam outer{0.9, 0.999, 1e-8};
+    auto inner_state = std::make_unique<optim::Adam::State<N>>();
+    auto outer_state = std::make_unique<optim::Adam::State<N>>();
+    const long outer_steps = static_cast<long>(opt.epochs) * static_cast<long>(tasks.size());
+    const long warmup = std::max<long>(1, static_cast<long>(static_cast<double>(outer_steps) * ro.warmup_fraction));
+    std::vector<std::mt19937> orders;
+    for (std::size_t k = 0; k < tasks.size(); ++k) orders.emplace_back(static_cast<std::uint32_t>(ro.seed + k));
+    double recent_loss = 0;
+    std::size_t recent_rows = 0;
+    for (long it = 1; it <= outer_steps; ++it) {
+      const std::size_t task = static_cast<std::size_t>(it) % tasks.size();
+      const auto& batches = tasks[task];
+      std::copy(theta.begin(), theta.end(), learner.begin());
+      const double warm = std::min(1.0, static_cast<double>(it) / static_cast<double>(warmup));
+      const double lr = ro.inner_lr * warm;
+      const std::vector<std::size_t> order = optim::torch_randperm(batches.size(), orders[task]);
+      const std::size_t steps = std::min<std::size_t>(static_cast<std::size_t>(ro.inner_steps), batches.size());
+      for (std::size_t i = 0; i < steps; ++i) {
+        const Batch& b = batches[order[i]];
+        std::fill(grad.begin(), grad.end(), 0.0);
+        const double loss = net.batch_loss(std::span<const double, N>(learner.data(), N), b, grad.data());
+        for (std::size_t k = 0; k < N; ++k) grad[k] += 2.0 * ro.reg_scale * (learner[k] - theta[k]);
+        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N), "in Reptile step " + std::to_string(it));
+        detail::clip_grad_norm(grad, ro.clip_norm);
+        detail::adamw_step<N>(inner, *inner_state, ls, gs, lr, ro.inner_weight_decay);
+        recent_loss += loss;
+        recent_rows += b.rows;
+      }
+      for (std::size_t k = 0; k < N; ++k) outer_grad[k] = theta[k] - learner[k];
+      const long t = it - 1;  // scheduler steps taken before this one
+      double outer_lr = 0;
+      if (t < warmup) {
+        outer_lr = opt.lr * (1e-4 + (1.0 - 1e-4) * static_cast<double>(t) / static_cast<double>(warmup));
+      } else {
+        constexpr double pi = 3.141592653589793;
+        const double span = static_cast<double>(std::max<long>(1, outer_steps - warmup));
+        outer_lr = opt.lr * (1.0 + std::cos(pi * static_cast<double>(t - warmup) / span)) / 2.0;
+      }
+      detail::adamw_step<N>(outer, *outer_state, ts, std::span<const double, N>(outer_grad.data(), N), outer_lr,
+                            opt.weight_decay);
+      if (opt.verbose && it % static_cast<long>(tasks.size()) == 0) {
+        std::fprintf(stderr, "Reptile cycle %ld/%d: inner loss %.4f\n", it / static_cast<long>(tasks.size()),
+                     opt.epochs, recent_rows ? recent_loss / static_cast<double>(recent_rows) : 0.0);
+        recent_loss = 0;
+        recent_rows = 0;
+      }
+    }
+    NeuralWeights out = init;
+    out.params = theta;
+    out.optimizer_step = inner_state->step;
+    out.optimizer_exp_avg_sq.assign(inner_state->v.begin(), inner_state->v.end());
+    namespace json = srs::detail::json;
+    out.info = {{"method", json::Value("Reptile")},
+                {"users", detail::user_list(users)},
+                {"rows", json::Value(static_cast<std::int64_t>(total_rows))},
+                {"epochs", json::Value(static_cast<std::int64_t>(opt.epochs))},
+                {"outer_steps", json::Value(static_cast<std::int64_t>(outer_steps))},
+                {"batch_size", json::Value(static_cast<std::int64_t>(opt.batch_size))},
+                {"outer_lr", json::Value(opt.lr)},
+                {"outer_weight_decay", json::Value(opt.weight_decay)},
+                {"inner_lr", json::Value(ro.inner_lr)},
+                {"inner_steps", json::Value(static_cast<std::int64_t>(ro.inner_steps))},
+                {"duration_ms", json::Value(duration_ms)}};
+    return out;
+  }
+
+ private:
+  std::array<double, 2> buffer_or(std::string_view key, double fallback) const {
+    if (pretrained) {
+      if (const std::vector<double>* b = pretrained->buffer(key); b && b->size() == 2) return {(*b)[0], (*b)[1]};
+    }
+    return {fallback, fallback};
+  }
+};
+
+static_assert(layout_size(Lstm::layout()) == 8869);
+static_assert(SelfTrained<Lstm>);
+
+}  // namespace srs::models

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/models/neural.hpp
+/// What the neural memory models (models.md §12: GRU, GRU-P, LSTM, Transformer,
+/// NN-17) share: parameter layouts, the pretrained-weights file, seeded
+/// PyTorch-style initialisation, the batches their hand-written reverse-mode
+/// gradients run on, and the training loop (AdamW + cosine schedule) that
+/// fine-tunes and pretrains them.
+///
+/// **Why hand-written gradients.** Forward-mode dual numbers cost O(N) per
+/// operation; with N = 297 (GRU-P) or 8869 (LSTM) weights that is hopeless.
+/// Each network therefore brings `batch_loss(w, batch, grad)`: the forward
+/// pass over a batch, then backpropagation (through time, for the recurrent
+/// ones) of
+///
+///     L(w) = Σ_rows weight · BCE(p_row(w), y_row)        (PyTorch's BCE: logs clamped at -100)
+///
+/// into the gradient, written with fixed-size Eigen matrices for the weights
+/// and one column per (card, step) for the batch.
+///
+/// **Batching over cards.** A row's input is its card's history, and the
+/// histories of one card's rows are prefixes of each other. The recurrent
+/// networks (GRU, GRU-P, LSTM, NN-17) are causal, so one pass over a card's
+/// longest training history yields the hidden state every other row of that
+/// card needs: a training row costs one recurrent step instead of a whole
+/// replay of its history. A batch is a set of cards, packed like PyTorch's
+/// PackedSequence (cards sorted by length, longest first; at step s the first
+/// n_s cards are active), so that every step is one matrix product over all
+/// active cards. The Transformer attends over each row's whole history and
+/// gets one sequence per row.
+///
+/// **Training loop** (detail::fit, the reference Trainer of `other.py` at
+/// commit 3993541 for the neural models): rows whose history is longer than
+/// max_seq_len = 64 are dropped ("Training data is inadequate." when none is
+/// left); cards (or, for the Transformer, rows) are stably sorted by length and
+/// cut into batches of at least batch_size rows (512 rows; a batch ends after
+/// the card that reaches it); each epoch visits the batches in the order of
+/// PyTorch's CPU randperm on an mt19937 seeded 2023 (optim::torch_randperm);
+/// per batch: L and its gradient, AdamW (PyTorch's order: w ← w (1 - lr·wd),
+/// then the Adam update of optim::Adam; NN-17 uses Adam without decay) at the
+/// cosine-annealed rate (T_max = batches × epochs), then the model's clamp.
+/// The reference keeps the state_dict with the lowest training loss, but that
+/// dict holds references to the live tensors, which the optimiser keeps
+/// updating in place, so it always returns the **last** epoch's weights; we
+/// do the same (NeuralTraining::keep_best_epoch = false), and can instead keep
+/// the best epoch.
+///
+/// **Differences from the reference** (documented here, once for all neural
+/// models): batches are sets of cards, not 512 rows of equal length, so the
+/// rows of one optimiser step differ (their number per epoch is the same); the
+/// initial weights come from our own seeded generator (same distributions as
+/// PyTorch's initialisers, not PyTorch's random stream), and arithmetic is
+/// double, not float32.
+///
+/// **Pretrained weights** are a JSON file (format "srs-neural-weights",
+/// version 1), one parameter block per line in PyTorch state_dict order:
+///
+///     {"format": "srs-neural-weights", "version": 1, "model": "GRU-P", "num_params": 297,
+///      "parameters": [
+///       {"name": "rnn.weight_ih_l0", "shape": [24, 2], "values": [0.1, ...]},
+///       ...],
+///      "buffers": [{"name": "input_mean", "shape": [2], "values": [...]}],     (LSTM only)
+///      "optimizer": {"name": "AdamW", "step": 1200, "exp_avg_sq": [...]},    (LSTM only)
+///      "pretraining": {"users": ["a", "b"], "rows": 12000, "epochs": 32, ...}}
+///
+/// Matrices are row-major (as PyTorch stores them), numbers are the shortest
+/// decimal that reads back to the same double (Python's repr), so a file
+/// round-trips exactly. Readers check the format, version, model name and
+/// every block's name and shape.
+#pragma once
+
+#include <algorithm>    // std::stable_sort, std::min, std::max
+#include <array>        // std::array
+#include <cmath>        // std::exp, std::log, std::sqrt, std::tanh, std::cos, std::isfinite
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint64_t, std::uint32_t, std::int64_t
+#include <filesystem>   // std::filesystem::path
+#include <fstream>      // std::ifstream, std::ofstream
+#include <iterator>     // std::istreambuf_iterator
+#include <limits>       // std::numeric_limits
+#include <map>          // std::map
+#include <memory>       // std::shared_ptr, std::make_shared, std::unique_ptr
+#include <optional>     // std::optional
+#include <random>       // std::mt19937
+#include <span>         // std::span
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair, std::move
+#include <vector>       // std::vector
+
+#include <Eigen/Core>  // Eigen::Matrix, Eigen::Map, Eigen::MatrixXd
+
+#include <srs/core/dual.hpp>       // core::sigmoid, core::softplus, core::is_dual_v
+#include <srs/core/error.hpp>      // srs::Error, srs::InadequateData, srs::NumericalError, srs::UsageError
+#include <srs/core/replay.hpp>     // core::bce, core::bce_derivative
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
+#include <srs/detail/json.hpp>     // detail::json::Value, parse, dump
+#include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
+#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/optim/trainer.hpp>   // optim::torch_randperm
+
+namespace srs::models {
+
+/// One named parameter block of a network (a PyTorch state_dict entry).
+struct ParamBlock {
+  std::string_view name;  ///< state_dict key, e.g. "rnn.weight_ih_l0"
+  std::size_t rows = 0;   ///< first dimension
+  std::size_t cols = 0;   ///< second dimension; 0 for a vector
+  constexpr std::size_t size() const noexcept { return cols == 0 ? rows : rows * cols; }
+};
+
+/// Sum of the block sizes of a layout.
+template <std::size_t B>
+constexpr std::size_t layout_size(const std::array<ParamBlock, B>& layout) {
+  std::size_t n = 0;
+  for (const ParamBlock& b : layout) n += b.size();
+  return n;
+}
+
+/// Offset of the block named `name` in a layout (the layout's size if absent).
+template <std::size_t B>
+constexpr std::size_t block_offset(const std::array<ParamBlock, B>& layout, std::string_view name) {
+  std::size_t n = 0;
+  for (const ParamBlock& b : layout) {
+    if (b.name == name) return n;
+    n += b.size();
+  }
+  return n;
+}
+
+/// Hyper-parameters of one neural training run (per-user fine-tuning, or the
+/// pooled pretraining): the reference Trainer's AdamW + cosine schedule.
+struct NeuralTraining {
+  double lr = 0.04;              ///< initial learning rate of the cosine schedule
+  double weight_decay = 1e-5;    ///< AdamW's decoupled weight decay
+  bool adamw = true;             ///< AdamW (decay applied) or plain Adam (NN-17: no decay)
+  int n_epoch = 5;               ///< passes over the training rows
+  std::size_t batch_size = 512;  ///< rows per optimiser step (at least; whole cards)
+  std::size_t max_seq_len = 64;  ///< rows with longer histories are not trained on
+  bool keep_best_epoch = false;  ///< the reference returns the last epoch's weights (see file comment)
+  std::uint32_t seed = 2023;     ///< seed of the batch order
+};
+
+/// Pretraining settings of the reference's pretrain.py (commit 3993541): the
+/// users' rows pooled, 32 epochs, lr 0.04, weight decay 1e-4, batches of 65,536.
+struct PretrainOptions {
+  int epochs = 32;                 ///< passes over the pooled rows (LSTM/Reptile: cycles over the users)
+  std::size_t batch_size = 65536;  ///< rows per optimiser step (LSTM/Reptile: 16,384)
+  double lr = 0.04;                ///< initial learning rate
+  double weight_decay = 1e-4;      ///< AdamW weight decay (NN-17: unused, Adam)
+  bool verbose = false;            ///< progress on stderr
+};
+
+/// The state a neural model starts from: pretrained parameters plus what the
+/// model keeps besides them (the LSTM's input normalisation buffers and its
+/// inner optimiser's second moments).
+struct NeuralWeights {
+  std::string model;          ///< the model's name ("GRU-P")
+  std::vector<double> params;  ///< the parameter vector, in the model's layout
+  /// Non-trained state by name (LSTM: input_mean, input_std).
+  std::vector<std::pair<std::string, std::vector<double>>> buffers;
+  long optimizer_step = 0;                  ///< AdamW steps taken by the saved optimiser (LSTM)
+  std::vector<double> optimizer_exp_avg_sq;  ///< its second moments (empty: none saved)
+  srs::detail::json::Object info;           ///< how the weights were made (free-form, written as "pretraining")
+
+  /// The buffer named `name`, or null.
+  const std::vector<double>* buffer(std::string_view name) const {
+    for (const auto& [k, v] : buffers)
+      if (k == name) return &v;
+    return nullptr;
+  }
+};
+
+namespace detail {
+
+// ---------------------------------------------------------------------------
+// Activations (double), each with its derivative
+// ---------------------------------------------------------------------------
+
+inline double sigmoid(double x) { return core::sigmoid(x); }
+inline double softplus(double x) { return core::softplus(x); }
+/// SiLU(x) = x σ(x); d/dx = σ(x) (1 + x (1 - σ(x))).
+inline double silu(double x) { return x * sigmoid(x); }
+inline double silu_derivative(double x) {
+  const double s = sigmoid(x);
+  return s * (1.0 + x * (1.0 - s));
+}
+/// Mish(x) = x tanh(softplus(x)); d/dx = tanh(sp) + x (1 - tanh²(sp)) σ(x).
+inline double mish(double x) { return x * std::tanh(softplus(x)); }
+inline double mish_derivative(double x) {
+  const double t = std::tanh(softplus(x));
+  return t + x * (1.0 - t * t) * sigmoid(x);
+}
+
+/// The FSRS-4.5 power curve the GRU and the Transformer predict with:
+/// R(t, S) = (1 + F t / S)^(-1/2), F = 0.9^(1/(-1/2)) - 1 = 19/81.
+inline constexpr double curve_decay = -0.5;
+inline const double curve_factor = std::pow(0.9, 1.0 / curve_decay) - 1.0;
+
+/// R(t, S) and dR/d ln S (the heads output ln S): dR/dlnS = ½ R · u/(1 + u), u = F t / S.
+inline std::pair<double, double> power_curve(double t, double s) {
+  const double u = curve_factor * t / s;
+  const double r = 1.0 / std::sqrt(1.0 + u);
+  return {r, 0.5 * r * u / (1.0 + u)};
+}
+
+/// The BCE gradient coefficient of one row: weight · d BCE / d p (PyTorch's).
+inline double bce_coefficient(double p, int y, double weight) { return weight * core::bce_derivative(p, y); }
+
+// ---------------------------------------------------------------------------
+// Seeded initialisation with PyTorch's distributions
+// ---------------------------------------------------------------------------
+
+/// A small seeded generator (splitmix64) for weight initialisation: uniform
+/// and normal draws that are the same on every platform.
+class InitRng {
+ public:
+  explicit InitRng(std::uint64_t seed) noexcept : state_(seed) {}
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1).
+  double uniform() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  /// Uniform in [-bound, bound).
+  double uniform(double bound) noexcept { return (2.0 * uniform() - 1.0) * bound; }
+  /// Standard normal (Box-Muller).
+  double normal() noexcept {
+    constexpr double two_pi = 6.283185307179586;
+    const double u1 = 1.0 - uniform();  // (0, 1]
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(two_pi * u2);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// nn.Linear's default: weight and bias uniform in ±1/√fan_in.
+inline void init_uniform(std::span<double> out, double bound, InitRng& rng) {
+  for (double& x : out) x = rng.uniform(bound);
+}
+
+/// nn.init.xavier_uniform_: uniform in ±√(6 / (fan_in + fan_out)) for a rows × cols matrix.
+inline void init_xavier_uniform(std::span<double> out, std::size_t rows, std::size_t cols, InitRng& rng) {
+  init_uniform(out, std::sqrt(6.0 / static_cast<double>(rows + cols)), rng);
+}
+
+/// nn.init.orthogonal_ for a rows × cols matrix stored row-major: a normal
+/// matrix (transposed when wide) whose QR factorisation gives Q with the
+/// signs of R's diagonal, transposed back. With R's diagonal made positive, Q
+/// is the Gram-Schmidt orthonormalisation of the columns, computed here by
+/// modified Gram-Schmidt with one re-orthogonalisation pass.
+inline void init_orthogonal(std::span<double> out, std::size_t rows, std::size_t cols, InitRng& rng) {
+  const bool wide = rows < cols;
+  const auto m = static_cast<Eigen::Index>(wide ? cols : rows);
+  const auto k = static_cast<Eigen::Index>(wide ? rows : cols);
+  Eigen::MatrixXd q(m, k);
+  for (Eigen::Index i = 0; i < m; ++i)
+    for (Eigen::Index j = 0; j < k; ++j) q(i, j) = rng.normal();
+  for (Eigen::Index j = 0; j < k; ++j) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (Eigen::Index i = 0; i < j; ++i) q.col(j) -= q.col(i).dot(q.col(j)) * q.col(i);
+    q.col(j) /= q.col(j).norm();
+  }
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      out[i * cols + j] =
+          wide ? q(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i))
+               : q(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    }
+  }
+}
+
+/// The block of `w` at `offset` as a fixed-size row-major matrix (rows × cols).
+template <int R, int C>
+using RowMajor = Eigen::Matrix<double, R, C, (C == 1 ? Eigen::ColMajor : Eigen::RowMajor)>;
+template <int R, int C>
+Eigen::Map<const RowMajor<R, C>> block(const double* w, std::size_t offset) {
+  return Eigen::Map<const RowMajor<R, C>>(w + offset);
+}
+template <int R, int C>
+Eigen::Map<RowMajor<R, C>> block(double* w, std::size_t offset) {
+  return Eigen::Map<RowMajor<R, C>>(w + offset);
+}
+
+// ---------------------------------------------------------------------------
+// Training rows, card sequences and packed batches
+// ---------------------------------------------------------------------------
+
+/// One training row of any of several datasets (pretraining pools users).
+struct RowRef {
+  const data::Dataset* ds = nullptr;
+  std::size_t item = 0;  ///< index into ds->items
+  double weight = 1.0;   ///< loss weight
+};
+
+/// A row predicted from a sequence: after step `pos` (0-based) at interval delta_t.
+struct SeqTarget {
+  std::size_t pos = 0;
+  double delta_t = 0;
+  int y = 0;
+  double weight = 1.0;
+};
+
+/// A sequence a network runs over: the first `len` steps of a card's history
+/// (`last_delta` = the interval of the row whose history ends at step len-1,
+/// for encodings that pair a step with the interval that follows it), with
+/// the rows read off it.
+struct SeqSource {
+  const data::Dataset* ds = nullptr;
+  std::size_t hist_begin = 0;
+  std::size_t len = 0;
+  double last_delta = 0;
+  std::vector<SeqTarget> targets;
+
+  std::span<const data::Step> steps() const { return {ds->steps.data() + hist_begin, len}; }
+};
+
+/// The rows of `ds` with their weights (empty = all 1) as RowRefs.
+inline std::vector<RowRef> row_refs(const data::Dataset& ds, std::span<const std::size_t> rows,
+                                    std::span<const double> weights) {
+  std::vector<RowRef> out;
+  out.reserve(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) out.push_back({&ds, rows[k], weights.empty() ? 1.0 : weights[k]});
+  return out;
+}
+
+/// Sequences for `rows`: rows with an empty history or one longer than
+/// `max_seq_len` are left out. With `share`, the rows of one card are targets
+/// of a single sequence over the card's longest kept history (causal
+/// networks), unless `next_interval` (GRU-P pairs each step with the interval
+/// that follows it) and the row's own interval differs from the card's next
+/// step's, in which case the row gets its own sequence. Without `share`, one
+/// sequence per row. Sequences come in order of their first row.
+inline std::vector<SeqSource> make_sources(std::span<const RowRef> rows, std::size_t max_seq_len, bool share,
+                                           bool next_interval) {
+  std::vector<SeqSource> out;
+  std::map<std::pair<const data::Dataset*, std::size_t>, std::size_t> card_index;  // (ds, hist_begin) -> out index
+  std::vector<RowRef> own;                                                         // rows needing their own sequence
+  for (const RowRef& r : rows) {
+    const data::Item& it = r.ds->items[r.item];
+    if (it.hist_len == 0 || it.hist_len > max_seq_len) continue;
+    const SeqTarget t{it.hist_len - 1, it.delta_t, it.y, r.weight};
+    if (!share) {
+      out.push_back({r.ds, it.hist_begin, it.hist_len, it.delta_t, {t}});
+      continue;
+    }
+    const auto key = std::make_pair(r.ds, it.hist_begin);
+    auto [pos, fresh] = card_index.try_emplace(key, out.size());
+    if (fresh) out.push_back({r.ds, it.hist_begin, 0, 0.0, {}});
+    SeqSource& s = out[pos->second];
+    s.targets.push_back(t);
+    if (it.hist_len > s.len) {
+      s.len = it.hist_len;
+      s.last_delta = it.delta_t;
+    }
+  }
+  if (share && next_interval) {
+    // A row whose interval is not the next step's interval of its card's
+    // sequence cannot read its output off that sequence.
+    std::vector<SeqSource> extra;
+    for (SeqSource& s : out) {
+      std::vector<SeqTarget> kept;
+      for (const SeqTarget& t : s.targets) {
+        const bool last = t.pos + 1 == s.len;
+        const double next = last ? s.last_delta : s.ds->steps[s.hist_begin + t.pos + 1].t;
+        if (next == t.delta_t) {
+          kept.push_back(t);
+        } else {
+          SeqTarget own_t = t;
+          extra.push_back({s.ds, s.hist_begin, t.pos + 1, t.delta_t, {own_t}});
+        }
+      }
+      s.targets = std::move(kept);
+    }
+    for (SeqSource& e : extra) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+/// Sequences stably sorted by length and cut into groups of at least
+/// `batch_size` targets (the last group may be smaller).
+inline std::vector<std::vector<SeqSource>> group_sources(std::vector<SeqSource> sources, std::size_t batch_size) {
+  std::stable_sort(sources.begin(), sources.end(), [](const SeqSource& a, const SeqSource& b) { return a.len < b.len; });
+  std::vector<std::vector<SeqSource>> groups;
+  std::size_t count = 0;
+  for (SeqSource& s : sources) {
+    if (s.targets.empty()) continue;
+    if (groups.empty() || count >= batch_size) {
+      groups.emplace_back();
+      count = 0;
+    }
+    count += s.targets.size();
+    groups.back().push_back(std::move(s));
+  }
+  return groups;
+}
+
+/// A prediction read off a packed batch: at packed column `col`.
+struct PackedTarget {
+  std::size_t col = 0;
+  double delta_t = 0;
+  int y = 0;
+  double weight = 1.0;
+};
+
+/// Sequences packed step-major (PyTorch's PackedSequence): sequences sorted
+/// by length, longest first; column offset[s] + i holds step s of the i-th
+/// sequence, which exists for i < active(s); active(s) never grows with s, so
+/// the predecessor of column offset[s] + i is column offset[s-1] + i.
+template <int F>
+struct PackedBatch {
+  std::vector<std::size_t> offset{0};          ///< first column of each step; size steps() + 1
+  Eigen::Matrix<double, F, Eigen::Dynamic> x;  ///< inputs, one column per (sequence, step)
+  std::vector<PackedTarget> targets;           ///< the rows predicted
+  std::size_t rows = 0;                        ///< number of targets (rows of the loss)
+
+  std::size_t steps() const noexcept { return offset.size() - 1; }
+  std::size_t active(std::size_t s) const noexcept { return offset[s + 1] - offset[s]; }
+  Eigen::Index cols() const noexcept { return x.cols(); }
+};
+
+/// Packs `seqs`; `encode(source, out)` writes a source's F × len input matrix.
+template <int F, class Encode>
+PackedBatch<F> pack(std::span<const SeqSource> seqs, Encode encode) {
+  std::vector<std::size_t> order(seqs.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return seqs[a].len > seqs[b].len; });
+  PackedBatch<F> b;
+  const std::size_t steps = order.empty() ? 0 : seqs[order[0]].len;
+  std::size_t total = 0;
+  for (std::size_t s = 0; s < steps; ++s) {
+    std::size_t n = 0;
+    while (n < order.size() && seqs[order[n]].len > s) ++n;
+    total += n;
+    b.offset.push_back(total);
+  }
+  b.x.resize(F, static_cast<Eigen::Index>(total));
+  Eigen::Matrix<double, F, Eigen::Dynamic> one;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const SeqSource& src = seqs[order[i]];
+    one.resize(F, static_cast<Eigen::Index>(src.len));
+    encode(src, one);
+    for (std::size_t s = 0; s < src.len; ++s)
+      b.x.col(static_cast<Eigen::Index>(b.offset[s] + i)) = one.col(static_cast<Eigen::Index>(s));
+    for (const SeqTarget& t : src.targets) b.targets.push_back({b.offset[t.pos] + i, t.delta_t, t.y, t.weight});
+  }
+  b.rows = b.targets.size();
+  return b;
+}
+
+// ---------------------------------------------------------------------------
+// Optimiser pieces
+// ---------------------------------------------------------------------------
+
+/// AdamW as PyTorch steps it: w ← w (1 - lr·wd), then optim::Adam's update.
+template <std::size_t N>
+void adamw_step(const optim::Adam& adam, optim::Adam::State<N>& st, std::span<double, N> w,
+                std::span<const double, N> g, double lr, double weight_decay) {
+  if (weight_decay != 0.0) {
+    const double keep = 1.0 - lr * weight_decay;
+    for (double& x : w) x *= keep;
+  }
+  adam.step(st, w, g, lr);
+}
+
+/// torch.nn.utils.clip_grad_norm_: scale g by min(1, max_norm / (‖g‖ + 1e-6)).
+inline void clip_grad_norm(std::span<double> g, double max_norm) {
+  double sq = 0;
+  for (double x : g) sq += x * x;
+  const double coef = max_norm / (std::sqrt(sq) + 1e-6);
+  if (coef < 1.0)
+    for (double& x : g) x *= coef;
+}
+
+/// Throws NumericalError when a loss or gradient is not finite.
+template <std::size_t N>
+void check_finite(double loss, std::span<const double, N> grad, const std::string& where) {
+  if (!std::isfinite(loss)) throw NumericalError("non-finite training loss " + where);
+  for (std::size_t k = 0; k < N; ++k) {
+    if (!std::isfinite(grad[k])) throw NumericalError("non-finite gradient of parameter " + std::to_string(k) + " " + where);
+  }
+}
+
+/// The batches of a model for `rows`: sources (shared per card when the
+/// network is causal), grouped by length into batches of >= batch_size rows,
+/// each turned into the model's batch type by `model.make_batch`.
+template <class M>
+std::vector<typename M::Batch> make_batches(const M& model, std::span<const RowRef> rows, std::size_t batch_size,
+                                            std::size_t max_seq_len) {
+  std::vector<typename M::Batch> out;
+  for (const auto& group : group_sources(make_sources(rows, max_seq_len, M::share_prefix, M::next_interval), batch_size))
+    out.push_back(model.make_batch(std::span<const SeqSource>(group)));
+  return out;
+}
+
+/// Number of rows (targets) over batches.
+template <class Batch>
+std::size_t total_rows(const std::vector<Batch>& batches) {
+  std::size_t n = 0;
+  for (const Batch& b : batches) n += b.rows;
+  return n;
+}
+
+/// The mean training loss Σ weight·BCE / rows over `batches`.
+template <class M, std::size_t N = M::num_params>
+double mean_loss(const M& model, std::span<const double, N> w, const std::vector<typename M::Batch>& batches) {
+  double loss = 0;
+  for (const auto& b : batches) loss += model.batch_loss(w, b, nullptr);
+  const std::size_t n = total_rows(batches);
+  return n > 0 ? loss / static_cast<double>(n) : 0.0;
+}
+
+/// A network with training-mode dropout (the Transformer).
+template <class M>
+concept HasDropout = requires(const M& m, std::span<const double, M::num_params> w, const typename M::Batch& b,
+                              double* g, std::uint64_t stream) {
+  { m.batch_loss_dropout(w, b, g, stream) } -> std::convertible_to<double>;
+};
+
+/// The reference Trainer on prepared batches: `cfg.n_epoch` epochs, batches in
+/// torch_randperm order (mt19937 seeded cfg.seed), AdamW/Adam at the cosine
+/// rate, the model's clamp after each step (with training-mode dropout for
+/// models that have it). `w` holds the start and receives
+/// the result (the last epoch's weights, or the best by mean training loss
+/// when cfg.keep_best_epoch).
+template <class M, std::size_t N = M::num_params>
+void fit(const M& model, std::span<double, N> w, const std::vector<typename M::Batch>& batches,
+         const NeuralTraining& cfg) {
+  const std::size_t n_batches = batches.size();
+  if (n_batches == 0) return;
+  const optim::Adam adam{0.9, 0.999, 1e-8};
+  auto state = std::make_unique<optim::Adam::State<N>>();
+  std::vector<double> grad(N), best;
+  double best_loss = std::numeric_limits<double>::infinity();
+  if (cfg.keep_best_epoch) {
+    best.assign(w.begin(), w.end());
+    best_loss = mean_loss(model, std::span<const double, N>(w), batches);
+  }
+  optim::CosineAnnealing schedule(cfg.lr, static_cast<long>(n_batches) * cfg.n_epoch);
+  std::mt19937 gen(cfg.seed);
+  const std::span<double, N> gs(grad.data(), N);
+  std::uint64_t step = 0;
+  for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
+    for (std::size_t b : optim::torch_randperm(n_batches, gen)) {
+      std::fill(grad.begin(), grad.end(), 0.0);
+      ++step;
+      double loss = 0;
+      if constexpr (HasDropout<M>) {
+        // Training mode: fresh dropout masks per step, from (seed, step).
+        loss = model.batch_loss_dropout(std::span<const double, N>(w), batches[b], grad.data(),
+                                        (static_cast<std::uint64_t>(cfg.seed) << 32) + step);
+      } else {
+        loss = model.batch_loss(std::span<const double, N>(w), batches[b], grad.data());
+      }
+      check_finite<N>(loss, gs, "in epoch " + std::to_string(epoch + 1));
+      adamw_step<N>(adam, *state, w, gs, schedule.lr(), cfg.adamw ? cfg.weight_decay : 0.0);
+      schedule.step();
+      model.clamp(w);
+    }
+    if (cfg.keep_best_epoch) {
+      const double loss = mean_loss(model, std::span<const double, N>(w), batches);
+      if (loss < best_loss) {
+        best_loss = loss;
+        best.assign(w.begin(), w.end());
+      }
+    }
+  }
+  if (cfg.keep_best_epoch) std::copy(best.begin(), best.end(), w.begin());
+}
+
+/// Per-user fine-tuning of a trainer-based neural model (GRU, GRU-P,
+/// Transformer, NN-17): from the model's default parameters (pretrained
+/// weights when loaded), `model.fine_tune` settings.
+/// @throws InadequateData when no row has a history of 1..max_seq_len steps
+template <class M, std::size_t N = M::num_params>
+std::array<double, N> fine_tune(const M& model, const data::Dataset& ds, std::span<const std::size_t> rows,
+                                std::span<const double> weights, optim::TrainMode mode) {
+  std::array<double, N> w = model.default_params();
+  if (mode != optim::TrainMode::full) return w;
+  const NeuralTraining& cfg = model.fine_tune;
+  const std::vector<RowRef> refs = row_refs(ds, rows, weights);
+  const auto batches = make_batches(model, std::span<const RowRef>(refs), cfg.batch_size, cfg.max_seq_len);
+  if (batches.empty()) throw InadequateData("Training data is inadequate.");
+  fit(model, std::span<double, N>(w), batches, cfg);
+  return w;
+}
+
+/// Every row of every dataset, weight 1 (the pooled pretraining set).
+inline std::vector<RowRef> pooled_rows(std::span<const data::Dataset> users) {
+  std::vector<RowRef> out;
+  for (const data::Dataset& ds : users)
+    for (std::size_t k = 0; k < ds.items.size(); ++k) out.push_back({&ds, k, 1.0});
+  return out;
+}
+
+/// The users' names as a JSON array (for NeuralWeights::info).
+inline srs::detail::json::Value user_list(std::span<const data::Dataset> users) {
+  srs::detail::json::Array a;
+  for (const data::Dataset& ds : users) a.emplace_back(ds.user);
+  return srs::detail::json::Value(std::move(a));
+}
+
+/// The reference's pretrain.py for a trainer-based model: the users' rows
+/// pooled and trained with the Trainer from the model's initial (seeded, not
+/// pretrained) parameters; the last epoch's weights are saved (pretrain.py
+/// saves the live state_dict).
+/// @throws InadequateData when no row can be trained on
+template <class M, std::size_t N = M::num_params>
+NeuralWeights pretrain_pooled(const M& model, std::span<const data::Dataset> users, const PretrainOptions& opt) {
+  NeuralTraining cfg = model.fine_tune;
+  cfg.lr = opt.lr;
+  cfg.weight_decay = opt.weight_decay;
+  cfg.n_epoch = opt.epochs;
+  cfg.batch_size = opt.batch_size;
+  cfg.keep_best_epoch = false;
+  const std::vector<RowRef> refs = pooled_rows(users);
+  const auto batches = make_batches(model, std::span<const RowRef>(refs), cfg.batch_size, cfg.max_seq_len);
+  if (batches.empty()) throw InadequateData("Training data is inadequate.");
+  std::array<double, N> w = model.initial_params();
+  fit(model, std::span<double, N>(w), batches, cfg);
+  NeuralWeights out;
+  out.model = std::string(M::name);
+  out.params.assign(w.begin(), w.end());
+  namespace json = srs::detail::json;
+  out.info = {{"method", json::Value("pooled")},
+              {"users", user_list(users)},
+              {"rows", json::Value(static_cast<std::int64_t>(total_rows(batches)))},
+              {"epochs", json::Value(static_cast<std::int64_t>(opt.epochs))},
+              {"batch_size", json::Value(static_cast<std::int64_t>(opt.batch_size))},
+              {"lr", json::Value(opt.lr)},
+              {"weight_decay", json::Value(cfg.adamw ? opt.weight_decay : 0.0)},
+              {"optimizer", json::Value(cfg.adamw ? "AdamW" : "Adam")},
+              {"batches_per_epoch", json::Value(static_cast<std::int64_t>(batches.size()))},
+              {"train_loss", json::Value(mean_loss(model, std::span<const double, N>(w), batches))}};
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The weights file
+// ---------------------------------------------------------------------------
+
+inline srs::detail::json::Value number_array(std::span<const double> values) {
+  srs::detail::json::Array a;
+  a.reserve(values.size());
+  for (double x : values) a.emplace_back(x);
+  return srs::detail::json::Value(std::move(a));
+}
+
+inline srs::detail::json::Value shape_array(std::size_t rows, std::size_t cols) {
+  srs::detail::json::Array a{srs::detail::json::Value(static_cast<std::int64_t>(rows))};
+  if (cols != 0) a.emplace_back(static_cast<std::int64_t>(cols));
+  return srs::detail::json::Value(std::move(a));
+}
+
+inline std::vector<double> read_numbers(const srs::detail::json::Value& v, const std::string& what) {
+  if (!v.is_array()) throw Error(what + " is not an array");
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const auto& x : v) {
+    if (!x.is_number()) throw Error(what + " holds a non-number");
+    out.push_back(x.as_double());
+    if (!std::isfinite(out.back())) throw Error(what + " holds a non-finite number");
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// The text of a weights file for `w` with the parameter layout `layout`
+/// (see the file comment for the format).
+template <std::size_t B>
+std::string format_weights(const NeuralWeights& w, const std::array<ParamBlock, B>& layout) {
+  namespace json = srs::detail::json;
+  if (w.params.size() != layout_size(layout))
+    throw Error("weights for " + w.model + ": " + std::to_string(w.params.size()) + " parameters, the layout has " +
+                std::to_string(layout_size(layout)));
+  std::string out = "{\"format\": \"srs-neural-weights\", \"version\": 1, \"model\": " + json::dump(json::Value(w.model)) +
+                    ", \"num_params\": " + std::to_string(w.params.size()) + ",\n \"parameters\": [\n";
+  std::size_t off = 0;
+  for (std::size_t k = 0; k < B; ++k) {
+    const ParamBlock& b = layout[k];
+    json::Value v(json::Object{{"name", json::Value(b.name)},
+                               {"shape", detail::shape_array(b.rows, b.cols)},
+                               {"values", detail::number_array(std::span<const double>(w.params).subspan(off, b.size()))}});
+    off += b.size();
+    out += "  " + json::dump(v) + (k + 1 < B ? ",\n" : "\n");
+  }
+  out += " ]";
+  if (!w.buffers.empty()) {
+    out += ",\n \"buffers\": [\n";
+    for (std::size_t k = 0; k < w.buffers.size(); ++k) {
+      const auto& [name, values] = w.buffers[k];
+      json::Value v(json::Object{{"name", json::Value(name)},
+                                 {"shape", detail::shape_array(values.size(), 0)},
+                                 {"values", detail::number_array(values)}});
+      out += "  " + json::dump(v) + (k + 1 < w.buffers.size() ? ",\n" : "\n");
+    }
+    out += " ]";
+  }
+  if (!w.optimizer_exp_avg_sq.empty()) {
+    json::Value v(json::Object{{"name", json::Value("AdamW")},
+                               {"step", json::Value(static_cast<std::int64_t>(w.optimizer_step))},
+                               {"exp_avg_sq", detail::number_array(w.optimizer_exp_avg_sq)}});
+    out += ",\n \"optimizer\": " + json::dump(v);
+  }
+  if (!w.info.empty()) out += ",\n \"pretraining\": " + json::dump(json::Value(w.info));
+  out += "}\n";
+  return out;
+}
+
+/// Parses a weights file's text for the model `model` with `layout`.
+/// @throws srs::Error naming `source` on any mismatch (format, version, model,
+///         block names and shapes, sizes, non-finite numbers)
+template <std::size_t B>
+NeuralWeights parse_weights(std::string_view text, std::string_view model, const std::array<ParamBlock, B>& layout,
+                            const std::string& source = "weights") {
+  namespace json = srs::detail::json;
+  const json::Value v = json::parse(text, source);
+  auto fail = [&](const std::string& msg) -> Error { return Error(source + ": " + msg); };
+  if (!v.is_object()) throw fail("not a JSON object");
+  const json::Value* fmt = v.find("format");
+  if (!fmt || !fmt->is_string() || fmt->as_string() != "srs-neural-weights")
+    throw fail("not an srs-neural-weights file (\"format\" missing or different)");
+  const json::Value* version = v.find("version");
+  if (!version || !version->is_integer() || version->as_int() != 1) throw fail("unsupported version (1 expected)");
+  const json::Value* name = v.find("model");
+  if (!name || !name->is_string()) throw fail("\"model\" missing");
+  if (name->as_string() != model)
+    throw fail("weights of model " + name->as_string() + ", not " + std::string(model));
+  NeuralWeights w;
+  w.model = name->as_string();
+  const json::Value* params = v.find("parameters");
+  if (!params || !params->is_array()) throw fail("\"parameters\" missing");
+  if (params->size() != B)
+    throw fail(std::to_string(params->size()) + " parameter blocks, " + std::string(model) + " has " + std::to_string(B));
+  for (std::size_t k = 0; k < B; ++k) {
+    const json::Value& blk = params->at(k);
+    const ParamBlock& want = layout[k];
+    if (!blk.is_object() || !blk.contains("name") || !blk.at("name").is_string() ||
+        blk.at("name").as_string() != want.name)
+      throw fail("parameter block " + std::to_string(k) + " should be " + std::string(want.name));
+    const std::string what = "block " + std::string(want.name);
+    if (!blk.contains("shape") || !(blk.at("shape") == detail::shape_array(want.rows, want.cols)))
+      throw fail(what + " has the wrong shape");
+    const std::vector<double> values = detail::read_numbers(blk.contains("values") ? blk.at("values") : json::Value(), what);
+    if (values.size() != want.size()) throw fail(what + " has " + std::to_string(values.size()) + " values");
+    w.params.insert(w.params.end(), values.begin(), values.end());
+  }
+  if (const json::Value* bufs = v.find("buffers")) {
+    if (!bufs->is_array()) throw fail("\"buffers\" is not an array");
+    for (const json::Value& b : *bufs) {
+      if (!b.is_object() || !b.contains("name") || !b.at("name").is_string()) throw fail("a buffer without a name");
+      w.buffers.emplace_back(b.at("name").as_string(),
+                             detail::read_numbers(b.contains("values") ? b.at("values") : json::Value(),
+                                                  "buffer " + b.at("name").as_string()));
+    }
+  }
+  if (const json::Value* opt = v.find("optimizer")) {
+    if (!opt->is_object() || !opt->contains("step") || !opt->at("step").is_integer())
+      throw fail("\"optimizer\" needs an integer \"step\"");
+    w.optimizer_step = static_cast<long>(opt->at("step").as_int());
+    w.optimizer_exp_avg_sq =
+        detail::read_numbers(opt->contains("exp_avg_sq") ? opt->at("exp_avg_sq") : json::Value(), "optimizer exp_avg_sq");
+    if (w.optimizer_exp_avg_sq.size() != w.params.size()) throw fail("optimizer state has the wrong size");
+  }
+  if (const json::Value* info = v.find("pretraining")) {
+    if (info->is_object()) w.info = info->as_object();
+  }
+  return w;
+}
+
+/// Writes `w` to `path` (format_weights).
+template <std::size_t B>
+void save_weights(const std::filesystem::path& path, const NeuralWeights& w, const std::array<ParamBlock, B>& layout) {
+  const std::string text = format_weights(w, layout);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write " + path.string());
+  out << text;
+  out.close();
+  if (!out) throw Error("write error on " + path.string());
+}
+
+/// Reads a weights file (parse_weights).
+template <std::size_t B>
+NeuralWeights load_weights(const std::filesystem::path& path, std::string_view model,
+                           const std::array<ParamBlock, B>& layout) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path.string());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_weights(text, model, layout, path.string());
+}
+
+/// The members every neural model shares: the seeded initialisation, the
+/// pretrained weights (default_params() returns them when loaded, as the
+/// reference's constructors load ./pretrain/<name>_pretrain.pth), loading and
+/// saving. `Derived` provides `layout()` and `initialize(InitRng&, std::span<double, N>)`.
+template <class Derived, std::size_t N>
+struct NeuralBase {
+  std::uint64_t init_seed = 42;                     ///< seed of the default initialisation
+  std::shared_ptr<const NeuralWeights> pretrained;  ///< loaded weights (null: the seeded initialisation)
+
+  /// The seeded initialisation (PyTorch's initialisers' distributions).
+  std::array<double, N> initial_params() const {
+    std::array<double, N> w{};
+    detail::InitRng rng(init_seed);
+    static_cast<const Derived&>(*this).initialize(rng, std::span<double, N>(w));
+    return w;
+  }
+  /// The parameters training starts from: the pretrained ones when loaded,
+  /// otherwise initial_params().
+  std::array<double, N> default_params() const {
+    if (pretrained) {
+      std::array<double, N> w{};
+      std::copy(pretrained->params.begin(), pretrained->params.end(), w.begin());
+      return w;
+    }
+    return initial_params();
+  }
+  /// Use `w` as the pretrained state (its model name and size are checked).
+  void set_weights(NeuralWeights w) {
+    if (w.model != Derived::name) throw Error("weights of model " + w.model + ", not " + std::string(Derived::name));
+    if (w.params.size() != N)
+      throw Error("weights for " + w.model + " have " + std::to_string(w.params.size()) + " parameters, not " +
+                  std::to_string(N));
+    pretrained = std::make_shared<const NeuralWeights>(std::move(w));
+  }
+  /// Load a weights file written by save_weights / srs-bench --save-weights.
+  void load_weights(const std::filesystem::path& path) {
+    set_weights(models::load_weights(path, Derived::name, Derived::layout()));
+  }
+  /// The pretraining settings (pretrain.py's; the LSTM has its own).
+  PretrainOptions pretraining() const { return {}; }
+  /// Write `w` as a weights file of this model.
+  static void save_weights(const std::filesystem::path& path, const NeuralWeights& w) {
+    models::save_weights(path, w, Derived::layout());
+  }
+};
+
+}  // namespace srs::models

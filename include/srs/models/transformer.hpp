@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/models/transformer.hpp
+/// Transformer (127 parameters), models.md §12.4, as `other.py` (commit
+/// 3993541) builds it: `nn.Transformer(d_model 2, 2 heads, 1 encoder and 1
+/// decoder layer, feed-forward 2, dropout 0.1)` with PyTorch's defaults
+/// (post-norm layers, ReLU, LayerNorm ε 1e-5, a final LayerNorm after the
+/// encoder and after the decoder), a linear head and FSRS-4.5's power curve:
+///
+///     source   X = the row's history (t_j, r_j), j = 1..k-1, one column per review (2 × L)
+///     target   one zero vector (2 × 1)
+///     encoder  X1 = LN1(X + SA(X)),  X2 = LN2(X1 + W2 relu(W1 X1 + b1) + b2),  M = LN_enc(X2)
+///     decoder  Y1 = LN1(0 + SA(0)),  Y2 = LN2(Y1 + CA(Y1, M)),
+///              Y3 = LN3(Y2 + W2' relu(W1' Y2 + b1') + b2'),  D = LN_dec(Y3)
+///     head     S = exp(fc·D + b),   p = (1 + (19/81) Δ / S)^(-1/2)
+///
+/// Multi-head attention with 2 heads of dimension 1 (scale 1/√1): per head h,
+/// q = W_q x + b_q, k = W_k x' + b_k, v = W_v x' + b_v (rows h),
+/// a_ij = softmax_j(q_hi k_hj), o_hi = Σ_j a_ij v_hj, output W_o o + b_o.
+///
+/// Parameters in state_dict order (matrices row-major): the encoder layer
+/// (self_attn in_proj_weight 6×2, in_proj_bias 6, out_proj 2×2 + 2, linear1
+/// 2×2 + 2, linear2 2×2 + 2, norm1 2 + 2, norm2 2 + 2: 44), encoder.norm (4),
+/// the decoder layer (self_attn 24, multihead_attn 24, linear1 6, linear2 6,
+/// norm1–3 12: 72), decoder.norm (4), fc (2 + 1): 44 + 4 + 72 + 4 + 3 = 127.
+/// Initialisation as nn.Transformer's `_reset_parameters` (seeded): Xavier-
+/// uniform for every matrix, zero attention biases, nn.Linear's uniform
+/// feed-forward biases, LayerNorms γ = 1, β = 0; the head is nn.Linear's default.
+///
+/// Training: the reference Trainer with AdamW (lr 0.04, weight decay 1e-5, 5
+/// epochs, batches of 512 rows sorted by length). As in PyTorch's training
+/// mode, **dropout** (p = `dropout`, 0.1) is active while training at the
+/// attention weights and after the attention and feed-forward blocks (ten
+/// places), with masks from a seeded generator; predictions use none.
+///
+/// Difference from the reference: it pads each batch to its longest sequence
+/// with zero vectors and passes no padding mask, so every shorter row also
+/// attends to zero "reviews" (at prediction time the whole test set is one
+/// batch, padded to its longest history). Here each row attends only to its
+/// own history: predictions do not depend on what else is in the batch.
+///
+/// Gradients: `batch_loss` runs each row's forward pass, then its backward
+/// pass by hand (softmax: dS = A ⊙ (dA - rowsum(dA ⊙ A)); LayerNorm: dx = (dx̂ -
+/// mean(dx̂) - x̂ mean(dx̂ ⊙ x̂)) / σ; ReLU passes where its input is > 0).
+#pragma once
+
+#include <algorithm>         // std::fill
+#include <array>             // std::array
+#include <cmath>             // std::exp, std::sqrt
+#include <cstddef>           // std::size_t
+#include <cstdint>           // std::uint64_t
+#include <initializer_list>  // std::initializer_list (range-for over offsets)
+#include <optional>          // std::optional
+#include <span>              // std::span
+#include <string_view>       // std::string_view
+#include <utility>           // std::pair, std::move
+#include <vector>            // std::vector
+
+#include <Eigen/Core>  // Eigen::Matrix
+
+#include <srs/concepts.hpp>        // srs::SelfTrained
+#include <srs/core/replay.hpp>     // core::bce
+#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
+#include <srs/optim/settings.hpp>  // optim::TrainMode
+
+namespace srs::models {
+
+namespace detail {
+
+using Mat2X = Eigen::Matrix<double, 2, Eigen::Dynamic>;
+
+/// Offsets of the Transformer's blocks.
+struct TfOffsets {
+  // attention blocks: in_proj_weight (12), in_proj_bias (6), out_proj.weight (4), out_proj.bias (2)
+  static constexpr std::size_t enc_sa = 0, enc_l1 = 24, enc_l2 = 30, enc_n1 = 36, enc_n2 = 40, enc_norm = 44;
+  static constexpr std::size_t dec_sa = 48, dec_ca = 72, dec_l1 = 96, dec_l2 = 102, dec_n1 = 108, dec_n2 = 112,
+                               dec_n3 = 116, dec_norm = 120, fc = 124, size = 127;
+};
+
+/// A LayerNorm over the two features of each column, with its cache.
+struct TfLayerNorm {
+  Mat2X xhat;
+  Eigen::RowVectorXd inv;  ///< 1 / sqrt(var + ε) per column
+
+  Mat2X forward(const Mat2X& x, const double* gamma, const double* beta) {
+    const Eigen::Index n = x.cols();
+    xhat.resize(2, n);
+    inv.resize(n);
+    for (Eigen::Index c = 0; c < n; ++c) {
+      const double mu = 0.5 * (x(0, c) + x(1, c));
+      const double d0 = x(0, c) - mu, d1 = x(1, c) - mu;
+      inv(c) = 1.0 / std::sqrt(0.5 * (d0 * d0 + d1 * d1) + 1e-5);
+      xhat(0, c) = d0 * inv(c);
+      xhat(1, c) = d1 * inv(c);
+    }
+    Mat2X y(2, n);
+    for (int r = 0; r < 2; ++r) y.row(r) = xhat.row(r) * gamma[r] + Eigen::RowVectorXd::Constant(n, beta[r]);
+    return y;
+  }
+  /// d loss / d x from d loss / d y; adds dγ, dβ into `grad` at `gamma_off`, `gamma_off + 2`.
+  Mat2X backward(const Mat2X& dy, const double* gamma, double* grad, std::size_t gamma_off) const {
+    const Eigen::Index n = dy.cols();
+    Mat2X dx(2, n);
+    for (Eigen::Index c = 0; c < n; ++c) {
+      const double g0 = dy(0, c) * gamma[0], g1 = dy(1, c) * gamma[1];
+      grad[gamma_off] += dy(0, c) * xhat(0, c);
+      grad[gamma_off + 1] += dy(1, c) * xhat(1, c);
+      grad[gamma_off + 2] += dy(0, c);
+      grad[gamma_off + 3] += dy(1, c);
+      const double mg = 0.5 * (g0 + g1);
+      const double mgx = 0.5 * (g0 * xhat(0, c) + g1 * xhat(1, c));
+      dx(0, c) = inv(c) * (g0 - mg - xhat(0, c) * mgx);
+      dx(1, c) = inv(c) * (g1 - mg - xhat(1, c) * mgx);
+    }
+    return dx;
+  }
+};
+
+/// Multi-head attention (2 heads of dimension 1) with its cache. Parameters at
+/// `off`: in_proj_weight (6×2), in_proj_bias (6), out_proj.weight (2×2), out_proj.bias (2).
+struct TfAttention {
+  Mat2X xq, xkv, q, k, v, o;
+  std::array<Eigen::MatrixXd, 2> a;     ///< softmax weights per head (Lq × Lk)
+  std::array<Eigen::MatrixXd, 2> mask;  ///< dropout factors per head (empty: none)
+
+  Mat2X forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout,
+                InitRng* rng) {
+    xq = query;
+    xkv = kv;
+    const auto w_in = block<6, 2>(w, off);
+    const auto b_in = block<6, 1>(w, off + 12);
+    q = (w_in.topRows<2>() * xq).colwise() + b_in.head<2>();
+    k = (w_in.middleRows<2>(2) * xkv).colwise() + b_in.segment<2>(2);
+    v = (w_in.bottomRows<2>() * xkv).colwise() + b_in.tail<2>();
+    o.resize(2, xq.cols());
+    for (int h = 0; h < 2; ++h) {
+      Eigen::MatrixXd s = q.row(h).transpose() * k.row(h);  // Lq × Lk
+      for (Eigen::Index i = 0; i < s.rows(); ++i) {
+        const double mx = s.row(i).maxCoeff();
+        s.row(i) = (s.row(i).array() - mx).exp().matrix();
+        s.row(i) /= s.row(i).sum();
+      }
+      a[static_cast<std::size_t>(h)] = s;
+      Eigen::MatrixXd& m = mask[static_cast<std::size_t>(h)];
+      if (rng && dropout > 0) {
+        m.resize(s.rows(), s.cols());
+        for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng->uniform() < dropout ? 0.0 : 1.0 / (1.0 - dropout);
+        s = s.cwiseProduct(m);
+      } else {
+        m.resize(0, 0);
+      }
+      o.row(h) = (s * v.row(h).transpose()).transpose();
+    }
+    return (block<2, 2>(w, off + 18) * o).colwise() + block<2, 1>(w, off + 22);
+  }
+
+  /// From d loss / d output: adds the parameter gradient, returns d loss / d (query, kv).
+  std::pair<Mat2X, Mat2X> backward(const double* w, std::size_t off, const Mat2X& dout, double* grad) const {
+    const auto w_in = block<6, 2>(w, off);
+    block<2, 2>(grad, off + 18) += dout * o.transpose();
+    block<2, 1>(grad, off + 22) += dout.rowwise().sum();
+    const Mat2X dO = block<2, 2>(w, off + 18).transpose() * dout;
+    Mat2X dq(2, q.cols()), dk(2, k.cols()), dv(2, v.cols());
+    for (int h = 0; h < 2; ++h) {
+      const auto hs = static_cast<std::size_t>(h);
+      const Eigen::MatrixXd& A = a[hs];
+      const bool masked = mask[hs].size() > 0;
+      const Eigen::MatrixXd ad = masked ? Eigen::MatrixXd(A.cwiseProduct(mask[hs])) : A;
+      Eigen::MatrixXd da = dO.row(h).transpose() * v.row(h);  // Lq × Lk
+      dv.row(h) = (ad.transpose() * dO.row(h).transpose()).transpose();
+      if (masked) da = da.cwiseProduct(mask[hs]);
+      Eigen::MatrixXd ds = A.cwiseProduct(da);
+      const Eigen::VectorXd rs = ds.rowwise().sum();
+      ds -= A.cwiseProduct(rs.replicate(1, A.cols()));
+      dq.row(h) = (ds * k.row(h).transpose()).transpose();
+      dk.row(h) = (ds.transpose() * q.row(h).transpose()).transpose();
+    }
+    auto g_in = block<6, 2>(grad, off);
+    auto gb_in = block<6, 1>(grad, off + 12);
+    g_in.topRows<2>() += dq * xq.transpose();
+    g_in.middleRows<2>(2) += dk * xkv.transpose();
+    g_in.bottomRows<2>() += dv * xkv.transpose();
+    gb_in.head<2>() += dq.rowwise().sum();
+    gb_in.segment<2>(2) += dk.rowwise().sum();
+    gb_in.tail<2>() += dv.rowwise().sum();
+    Mat2X dxq = w_in.topRows<2>().transpose() * dq;
+    Mat2X dxkv = w_in.middleRows<2>(2).transpose() * dk + w_in.bottomRows<2>().transpose() * dv;
+    return {std::move(dxq), std::move(dxkv)};
+  }
+};
+
+/// Dropout factors (0 or 1/(1-p)) for a 2 × n block (all ones without dropout).
+inline Mat2X tf_dropout_mask(Eigen::Index n, double p, InitRng* rng) {
+  Mat2X m = Mat2X::Ones(2, n);
+  if (rng && p > 0)
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng->uniform() < p ? 0.0 : 1.0 / (1.0 - p);
+  return m;
+}
+
+/// The feed-forward block W2 (dropout(relu(W1 x + b1))) + b2, with its cache.
+struct TfFeedForward {
+  Mat2X x, pre, hidden, mask;
+
+  Mat2X forward(const double* w, std::size_t l1, std::size_t l2, const Mat2X& in, double p, InitRng* rng) {
+    x = in;
+    pre = (block<2, 2>(w, l1) * x).colwise() + block<2, 1>(w, l1 + 4);
+    mask = tf_dropout_mask(x.cols(), p, rng);
+    hidden = pre.cwiseMax(0.0).cwiseProduct(mask);
+    return (block<2, 2>(w, l2) * hidden).colwise() + block<2, 1>(w, l2 + 4);
+  }
+  Mat2X backward(const double* w, std::size_t l1, std::size_t l2, const Mat2X& dout, double* grad) const {
+    block<2, 2>(grad, l2) += dout * hidden.transpose();
+    block<2, 1>(grad, l2 + 4) += dout.rowwise().sum();
+    Mat2X dpre = (block<2, 2>(w, l2).transpose() * dout).cwiseProduct(mask);
+    for (Eigen::Index i = 0; i < dpre.size(); ++i)
+      if (!(pre.data()[i] > 0)) dpre.data()[i] = 0.0;
+    block<2, 2>(grad, l1) += dpre * x.transpose();
+    block<2, 1>(grad, l1 + 4) += dpre.rowwise().sum();
+    return block<2, 2>(w, l1).transpose() * dpre;
+  }
+};
+
+/// One row's forward pass with everything the backward pass needs.
+struct TfRow {
+  TfAttention enc_sa, dec_sa, dec_ca;
+  TfFeedForward enc_ff, dec_ff;
+  TfLayerNorm enc_n1, enc_n2, enc_norm, dec_n1, dec_n2, dec_n3, dec_norm;
+  Mat2X enc_m1, enc_m2, dec_m1, dec_m2, dec_m3;  // dropout factors after attention / feed-forward
+  Mat2X dec_out;
+
+  /// ln S of the row whose history is `x` (2 × L).
+  double forward(const double* w, const Mat2X& x, double p, InitRng* rng) {
+    using O = TfOffsets;
+    const Eigen::Index n = x.cols();
+    // encoder
+    const Mat2X sa = enc_sa.forward(w, O::enc_sa, x, x, p, rng);
+    enc_m1 = tf_dropout_mask(n, p, rng);
+    const Mat2X x1 = enc_n1.forward(x + sa.cwiseProduct(enc_m1), w + O::enc_n1, w + O::enc_n1 + 2);
+    const Mat2X ff = enc_ff.forward(w, O::enc_l1, O::enc_l2, x1, p, rng);
+    enc_m2 = tf_dropout_mask(n, p, rng);
+    const Mat2X x2 = enc_n2.forward(x1 + ff.cwiseProduct(enc_m2), w + O::enc_n2, w + O::enc_n2 + 2);
+    const Mat2X mem = enc_norm.forward(x2, w + O::enc_norm, w + O::enc_norm + 2);
+    // decoder, one zero target
+    const Mat2X y0 = Mat2X::Zero(2, 1);
+    const Mat2X dsa = dec_sa.forward(w, O::dec_sa, y0, y0, p, rng);
+    dec_m1 = tf_dropout_mask(1, p, rng);
+    const Mat2X y1 = dec_n1.forward(y0 + dsa.cwiseProduct(dec_m1), w + O::dec_n1, w + O::dec_n1 + 2);
+    const Mat2X ca = dec_ca.forward(w, O::dec_ca, y1, mem, p, rng);
+    dec_m2 = tf_dropout_mask(1, p, rng);
+    const Mat2X y2 = dec_n2.forward(y1 + ca.cwiseProduct(dec_m2), w + O::dec_n2, w + O::dec_n2 + 2);
+    const Mat2X f = dec_ff.forward(w, O::dec_l1, O::dec_l2, y2, p, rng);
+    dec_m3 = tf_dropout_mask(1, p, rng);
+    const Mat2X y3 = dec_n3.forward(y2 + f.cwiseProduct(dec_m3), w + O::dec_n3, w + O::dec_n3 + 2);
+    dec_out = dec_norm.forward(y3, w + O::dec_norm, w + O::dec_norm + 2);
+    return w[O::fc] * dec_out(0, 0) + w[O::fc + 1] * dec_out(1, 0) + w[O::fc + 2];
+  }
+
+  /// Backpropagates d loss / d ln S into `grad`.
+  void backward(const double* w, double dz, double* grad) const {
+    using O = TfOffsets;
+    grad[O::fc] += dz * dec_out(0, 0);
+    grad[O::fc + 1] += dz * dec_out(1, 0);
+    grad[O::fc + 2] += dz;
+    Mat2X d(2, 1);
+    d << dz * w[O::fc], dz * w[O::fc + 1];
+    d = dec_norm.backward(d, w + O::dec_norm, grad, O::dec_norm);
+    d = dec_n3.backward(d, w + O::dec_n3, grad, O::dec_n3);                                    // d r5
+    Mat2X dy2 = d + dec_ff.backward(w, O::dec_l1, O::dec_l2, d.cwiseProduct(dec_m3), grad);  // through the residual
+    dy2 = dec_n2.backward(dy2, w + O::dec_n2, grad, O::dec_n2);                               // d r4
+    const auto [dy1_q, dmem] = dec_ca.backward(w, O::dec_ca, dy2.cwiseProduct(dec_m2), grad);
+    Mat2X dy1 = dy2 + dy1_q;
+    dy1 = dec_n1.backward(dy1, w + O::dec_n1, grad, O::dec_n1);  // d r3 (its input, the zero target, is data)
+    dec_sa.backward(w, O::dec_sa, dy1.cwiseProduct(dec_m1), grad);
+    // encoder
+    Mat2X dx2 = enc_norm.backward(dmem, w + O::enc_norm, grad, O::enc_norm);
+    dx2 = enc_n2.backward(dx2, w + O::enc_n2, grad, O::enc_n2);  // d r2
+    Mat2X dx1 = dx2 + enc_ff.backward(w, O::enc_l1, O::enc_l2, dx2.cwiseProduct(enc_m2), grad);
+    dx1 = enc_n1.backward(dx1, w + O::enc_n1, grad, O::enc_n1);  // d r1 (its input x is data)
+    enc_sa.backward(w, O::enc_sa, dx1.cwiseProduct(enc_m1), grad);
+  }
+};
+
+}  // namespace detail
+
+/// The Transformer (127 parameters), see the file comment.
+struct Transformer : NeuralBase<Transformer, 127> {
+  static constexpr std::size_t num_params = 127;
+  static constexpr std::string_view name = "Transformer";
+  /// Not causal: every row attends over its own whole history.
+  static constexpr bool share_prefix = false;
+  static constexpr bool next_interval = false;
+
+  /// A batch: one sequence per row.
+  struct Batch {
+    std::vector<detail::SeqSource> seqs;
+    std::size_t rows = 0;
+  };
+
+  double dropout = 0.1;  ///< dropout probability while training (PyTorch's default for nn.Transformer)
+  NeuralTraining fine_tune{.lr = 0.04, .weight_decay = 1e-5, .n_epoch = 5};
+
+  static constexpr std::array<ParamBlock, 36> layout() {
+    return {{{"transformer.encoder.layers.0.self_attn.in_proj_weight", 6, 2},
+             {"transformer.encoder.layers.0.self_attn.in_proj_bias", 6, 0},
+             {"transformer.encoder.layers.0.self_attn.out_proj.weight", 2, 2},
+             {"transformer.encoder.layers.0.self_attn.out_proj.bias", 2, 0},
+             {"transformer.encoder.layers.0.linear1.weight", 2, 2},
+             {"transformer.encoder.layers.0.linear1.bias", 2, 0},
+             {"transformer.encoder.layers.0.linear2.weight", 2, 2},
+             {"transformer.encoder.layers.0.linear2.bias", 2, 0},
+             {"transformer.encoder.layers.0.norm1.weight", 2, 0},
+             {"transformer.encoder.layers.0.norm1.bias", 2, 0},
+             {"transformer.encoder.layers.0.norm2.weight", 2, 0},
+             {"transformer.encoder.layers.0.norm2.bias", 2, 0},
+             {"transformer.encoder.norm.weight", 2, 0},
+             {"transformer.encoder.norm.bias", 2, 0},
+             {"transformer.decoder.layers.0.self_attn.in_proj_weight", 6, 2},
+             {"transformer.decoder.layers.0.self_attn.in_proj_bias", 6, 0},
+             {"transformer.decoder.layers.0.self_attn.out_proj.weight", 2, 2},
+             {"transformer.decoder.layers.0.self_attn.out_proj.bias", 2, 0},
+             {"transformer.decoder.layers.0.multihead_attn.in_proj_weight", 6, 2},
+             {"transformer.decoder.layers.0.multihead_attn.in_proj_bias", 6, 0},
+             {"transformer.decoder.layers.0.multihead_attn.out_proj.weight", 2, 2},
+             {"transformer.decoder.layers.0.multihead_attn.out_proj.bias", 2, 0},
+             {"transformer.decoder.layers.0.linear1.weight", 2, 2},
+             {"transformer.decoder.layers.0.linear1.bias", 2, 0},
+             {"transformer.decoder.layers.0.linear2.weight", 2, 2},
+             {"transformer.decoder.layers.0.linear2.bias", 2, 0},
+             {"transformer.decoder.layers.0.norm1.weight", 2, 0},
+             {"transformer.decoder.layers.0.norm1.bias", 2, 0},
+             {"transformer.decoder.layers.0.norm2.weight", 2, 0},
+             {"transformer.decoder.layers.0.norm2.bias", 2, 0},
+             {"transformer.decoder.layers.0.norm3.weight", 2, 0},
+             {"transformer.decoder.layers.0.norm3.bias", 2, 0},
+             {"transformer.decoder.norm.weight", 2, 0},
+             {"transformer.decoder.norm.bias", 2, 0},
+             {"fc.weight", 1, 2},
+             {"fc.bias", 1, 0}}};
+  }
+
+  void initialize(detail::InitRng& rng, std::span<double, 127> w) const {
+    using O = detail::TfOffsets;
+    std::fill(w.begin(), w.end(), 0.0);
+    auto attention = [&](std::size_t off) {
+      detail::init_xavier_uniform(w.subspan(off, 12), 6, 2, rng);  // in_proj_weight; in_proj_bias = 0
+      detail::init_xavier_uniform(w.subspan(off + 18, 4), 2, 2, rng);  // out_proj.weight; its bias = 0
+    };
+    auto linear = [&](std::size_t off) {
+      detail::init_xavier_uniform(w.subspan(off, 4), 2, 2, rng);
+      detail::init_uniform(w.subspan(off + 4, 2), 1.0 / std::sqrt(2.0), rng);
+    };
+    auto norm = [&](std::size_t off) { w[off] = w[off + 1] = 1.0; };
+    attention(O::enc_sa);
+    linear(O::enc_l1);
+    linear(O::enc_l2);
+    for (std::size_t off : {O::enc_n1, O::enc_n2, O::enc_norm}) norm(off);
+    attention(O::dec_sa);
+    attention(O::dec_ca);
+    linear(O::dec_l1);
+    linear(O::dec_l2);
+    for (std::size_t off : {O::dec_n1, O::dec_n2, O::dec_n3, O::dec_norm}) norm(off);
+    detail::init_uniform(w.subspan(O::fc, 3), 1.0 / std::sqrt(2.0), rng);
+  }
+
+  void clamp(std::span<double, 127>) const {}
+
+  /// The history as the source matrix (t_j, r_j), 2 × L.
+  static detail::Mat2X source(std::span<const data::Step> history) {
+    detail::Mat2X x(2, static_cast<Eigen::Index>(history.size()));
+    for (std::size_t j = 0; j < history.size(); ++j) {
+      x(0, static_cast<Eigen::Index>(j)) = history[j].t;
+      x(1, static_cast<Eigen::Index>(j)) = static_cast<double>(history[j].rating);
+    }
+    return x;
+  }
+
+  /// P(recall) `t` days after `history` (no dropout).
+  double predict(std::span<const double, 127> w, std::span<const data::Step> history, double t) const {
+    detail::TfRow row;
+    const double z = row.forward(w.data(), source(history), 0.0, nullptr);
+    return detail::power_curve(t, std::exp(z)).first;
+  }
+
+  Batch make_batch(std::span<const detail::SeqSource> seqs) const {
+    Batch b{std::vector<detail::SeqSource>(seqs.begin(), seqs.end()), 0};
+    for (const auto& s : b.seqs) b.rows += s.targets.size();
+    return b;
+  }
+
+  /// Σ weight·BCE over the batch (no dropout); gradient added to `grad` when given.
+  double batch_loss(std::span<const double, 127> w, const Batch& b, double* grad) const {
+    return loss_impl(w, b, grad, 0.0, 0);
+  }
+
+  /// The same with training-mode dropout: masks drawn from a generator seeded
+  /// by `stream` and the row's position in the batch.
+  double batch_loss_dropout(std::span<const double, 127> w, const Batch& b, double* grad, std::uint64_t stream) const {
+    return loss_impl(w, b, grad, dropout, stream);
+  }
+
+  std::array<double, 127> train(const data::Dataset& ds, std::span<const std::size_t> rows,
+                                std::span<const double> weights, optim::TrainMode mode) const {
+    return detail::fine_tune(*this, ds, rows, weights, mode);
+  }
+
+  NeuralWeights pretrain(std::span<const data::Dataset> users, const PretrainOptions& opt = {}) const {
+    return detail::pretrain_pooled(*this, users, opt);
+  }
+
+ private:
+  double loss_impl(std::span<const double, 127> w, const Batch& b, double* grad, double p, std::uint64_t stream) const {
+    double loss = 0;
+    detail::TfRow row;
+    for (std::size_t r = 0; r < b.seqs.size(); ++r) {
+      const detail::SeqSource& src = b.seqs[r];
+      std::optional<detail::InitRng> rng;
+      if (p > 0) {
+        detail::InitRng mix(stream * 0x9e3779b97f4a7c15ULL + r);
+        rng.emplace(mix.next());
+      }
+      const double z = row.forward(w.data(), source(src.steps()), p, rng ? &*rng : nullptr);
+      for (const detail::SeqTarget& t : src.targets) {
+        const auto [pr, dp] = detail::power_curve(t.delta_t, std::exp(z));
+        loss += t.weight * core::bce(pr, t.y);
+        if (grad) row.backward(w.data(), detail::bce_coefficient(pr, t.y, t.weight) * dp, grad);
+      }
+    }
+    return loss;
+  }
+};
+
+static_assert(layout_size(Transformer::layout()) == 127);
+static_assert(SelfTrained<Transformer>);
+
+}  // namespace srs::models

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/sched/scheduler.hpp
+/// The scheduler API for flashcard apps (namespace srs::sched): from a card's
+/// review history, its memory state; from a memory state, the probability of
+/// recall after some days, the interval that reaches a desired retention, and
+/// the four states (with their intervals) that each answer button would give.
+/// The same four operations as fsrs-rs's `memory_state`, `current_retrievability`,
+/// `next_interval` and `next_states`, over any srs memory model that has a
+/// forgetting curve with a closed-form inverse (see Schedulable).
+///
+///     const srs::models::Fsrs6 fsrs;
+///     const auto w = fsrs.default_params();
+///     const std::vector<srs::data::Step> history{{0, 3}, {3, 3}, {10, 1}};  // {days since previous, rating}
+///     const auto state = srs::sched::memory_state(fsrs, w, history);     // S, D
+///     double r = srs::sched::retrievability(fsrs, w, state, 5.0);         // P(recall) 5 days later
+///     int days = srs::sched::next_interval(fsrs, w, state, 0.9);          // next review in `days` days
+///     auto next = srs::sched::next_states(fsrs, w, state, 0.9, 5.0);      // next.good.memory, next.good.interval
+///
+/// Conventions (each one checked against fsrs-rs v6.5.0 and ts-fsrs 5.4 by
+/// bench/scheduler_crosscheck.sh; see README "Embedding in an app"):
+///  * a history is the card's reviews in order as data::Step {t, rating}: t is
+///    the number of days since the previous review (ignored for the first one),
+///    in the day convention of the model (whole days for FSRS: days between the
+///    two reviews' day indices, see srs/anki/revlog_builder.hpp); ratings 1..4;
+///  * the state updates are the model's own (`init`/`next`): for FSRS-6 the
+///    same-day branch applies when t < 1 (fsrs-rs and ts-fsrs: t == 0, the same
+///    on whole days) with the stability-increase floor for ratings >= 2;
+///  * next_interval(state, r) = clamp(round(t*), 1, max_interval), where t* is
+///    the exact inverse of the model's curve, R(t*, S) = r (FSRS-6:
+///    t* = S / F · (r^(−1/w20) − 1), F = 0.9^(−1/w20) − 1), `round` rounds
+///    halves away from zero (Rust's f32::round in fsrs-rs's simulator, JS
+///    Math.round in ts-fsrs: the same for positive t*), and the clamp follows
+///    the rounding (an interval under half a day becomes 1 day);
+///  * arithmetic is double; fsrs-rs computes in f32, so its intervals can
+///    differ from these by one day when t* lies within f32 rounding of a
+///    half-integer;
+///  * parameters are used as given (no clipping): fsrs-rs and ts-fsrs clip them
+///    on construction (ts-fsrs: w19 >= 0.01 with short-term scheduling on) and
+///    ts-fsrs also floors the initial stability at 0.1; with parameters inside
+///    those bounds the three agree.
+#pragma once
+
+#include <algorithm>    // std::clamp
+#include <cmath>        // std::pow, std::log, std::round, std::isfinite
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string, std::to_string
+#include <type_traits>  // std::is_base_of_v, std::is_same_v
+
+#include <srs/concepts.hpp>      // srs::MemoryModel, srs::StepwiseOver
+#include <srs/core/error.hpp>    // srs::UsageError
+#include <srs/core/replay.hpp>   // core::replay
+#include <srs/data/dataset.hpp>  // data::Step
+#include <srs/models/fsrs.hpp>   // models::Fsrs1 .. Fsrs6
+
+namespace srs::sched {
+
+/// The memory state of model M (FSRS: stability `s` in days and difficulty `d`).
+template <class M>
+using MemoryState = typename M::template State<double>;
+
+/// A parameter vector of model M. A std::array<double, M::num_params> (what
+/// default_params() and fit() return) converts to it implicitly.
+template <class M>
+using Params = std::span<const double, M::num_params>;
+
+/// The default cap of next_interval (days), as fsrs-rs and ts-fsrs.
+inline constexpr std::int32_t default_max_interval = 36500;
+
+namespace detail {
+
+/// A model that defines its own curve inverse: `interval(w, state, r)` = the t
+/// at which its recall reaches r.
+template <class M>
+concept HasIntervalMember =
+    requires(const M& m, Params<M> w, const MemoryState<M>& s, double r) {
+      { m.interval(w, s, r) } -> std::convertible_to<double>;
+    };
+
+/// The FSRS versions whose curve inverse is built in.
+template <class M>
+constexpr bool is_builtin_fsrs =
+    std::is_base_of_v<models::Fsrs6, M> || std::is_same_v<M, models::Fsrs5> || std::is_same_v<M, models::Fsrs4_5> ||
+    std::is_same_v<M, models::Fsrs4> || std::is_same_v<M, models::Fsrs3> || std::is_same_v<M, models::Fsrs2> ||
+    std::is_same_v<M, models::Fsrs1>;
+
+/// t with R(t, S) = r, for the curves of the FSRS family:
+///   FSRS-6 (and FSRS-rs)   R = (1 + F t/S)^(-w20), F = 0.9^(-1/w20) - 1  ->  t = S/F (r^(-1/w20) - 1)
+///   FSRS-4.5, FSRS-5       the same with w20 = 0.5, F = 19/81
+///   FSRSv4                 R = (1 + t/(9S))^-1                          ->  t = 9 S (1/r - 1)
+///   FSRS v1-v3             R = 0.9^(t/S)                                 ->  t = S ln r / ln 0.9
+template <class M>
+double builtin_interval(Params<M> w, double s, double r) {
+  using std::log;
+  using std::pow;
+  if constexpr (std::is_base_of_v<models::Fsrs6, M>) {
+    const double decay = w[20];
+    const double factor = pow(0.9, -1.0 / decay) - 1.0;
+    return s / factor * (pow(r, -1.0 / decay) - 1.0);
+  } else if constexpr (std::is_same_v<M, models::Fsrs5> || std::is_same_v<M, models::Fsrs4_5>) {
+    constexpr double factor = 0.2345679012345678;  // the curve's 0.9^(1/-0.5) - 1, as models::detail::power_curve_half
+    return s / factor * (pow(r, -2.0) - 1.0);
+  } else if constexpr (std::is_same_v<M, models::Fsrs4>) {
+    return 9.0 * s * (1.0 / r - 1.0);
+  } else {
+    return s * log(r) / log(0.9);
+  }
+}
+
+}  // namespace detail
+
+/// A memory model the scheduler can drive: stepwise on double (init, next,
+/// recall), with an inverse of its forgetting curve, either built in (the FSRS
+/// family: FSRSv1..v4, FSRS-4.5, FSRS-5, FSRS-6 and FSRS-rs) or given by a
+/// member `double interval(w, state, r) const`.
+template <class M>
+concept Schedulable = MemoryModel<M> && StepwiseOver<M, double> &&
+                      (detail::HasIntervalMember<M> || detail::is_builtin_fsrs<M>);
+
+/// A state after an answer, with the interval it schedules.
+template <class State>
+struct ItemState {
+  State memory;              ///< the memory state after the answer
+  std::int32_t interval = 0; ///< next_interval of that state (days)
+};
+
+/// The outcome of each answer button (fsrs-rs's NextStates).
+template <class State>
+struct NextStates {
+  ItemState<State> again;
+  ItemState<State> hard;
+  ItemState<State> good;
+  ItemState<State> easy;
+
+  /// The outcome of rating 1 (Again) .. 4 (Easy).
+  /// @throws UsageError for another rating
+  const ItemState<State>& operator[](int rating) const {
+    switch (rating) {
+      case 1: return again;
+      case 2: return hard;
+      case 3: return good;
+      case 4: return easy;
+      default: throw UsageError("rating must be 1 (Again) to 4 (Easy), got " + std::to_string(rating));
+    }
+  }
+};
+
+namespace detail {
+
+inline void check_rating(int rating, std::size_t position) {
+  if (rating < 1 || rating > 4)
+    throw UsageError("review " + std::to_string(position + 1) + " of the history has rating " + std::to_string(rating) +
+                     "; ratings are 1 (Again) to 4 (Easy)");
+}
+
+inline void check_retention(double r) {
+  if (!(r > 0.0 && r <= 1.0))
+    throw UsageError("desired retention must be in (0, 1], got " + std::to_string(r));
+}
+
+}  // namespace detail
+
+/// The memory state after the reviews of `history` (oldest first; the first
+/// one's interval is ignored), as fsrs-rs's `memory_state` of a new card.
+/// @throws UsageError for an empty history, a rating outside 1..4, or a
+///         negative or non-finite interval
+template <Schedulable M>
+MemoryState<M> memory_state(const M& model, Params<M> w, std::span<const data::Step> history) {
+  if (history.empty()) throw UsageError("memory_state needs at least one review");
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    detail::check_rating(history[k].rating, k);
+    if (k > 0 && !(history[k].t >= 0.0 && std::isfinite(history[k].t)))
+      throw UsageError("review " + std::to_string(k + 1) + " of the history has interval " +
+                       std::to_string(history[k].t) + "; intervals are finite and >= 0 days");
+  }
+  return core::replay(model, w, history);
+}
+
+/// P(recall) `elapsed_days` days after the review that left `state`.
+template <Schedulable M>
+double retrievability(const M& model, Params<M> w, const MemoryState<M>& state, double elapsed_days) {
+  return model.recall(w, state, elapsed_days);
+}
+
+/// The exact inverse of the model's curve: the (fractional) number of days
+/// after which P(recall) has fallen to `retention`, in (0, 1].
+/// @throws UsageError for a retention outside (0, 1]
+template <Schedulable M>
+double interval_at(const M& model, Params<M> w, const MemoryState<M>& state, double retention) {
+  detail::check_retention(retention);
+  if constexpr (detail::HasIntervalMember<M>) {
+    return model.interval(w, state, retention);
+  } else {
+    return detail::builtin_interval<M>(w, state.s, retention);
+  }
+}
+
+/// Rounds an interval as fsrs-rs's simulator and ts-fsrs do: to the nearest
+/// whole day (halves away from zero), then clamped to [1, max_interval];
+/// NaN gives max_interval.
+inline std::int32_t round_interval(double days, std::int32_t max_interval = default_max_interval) {
+  if (max_interval < 1) throw UsageError("max_interval must be at least 1 day, got " + std::to_string(max_interval));
+  const double hi = static_cast<double>(max_interval);
+  const double r = std::isnan(days) ? hi : std::clamp(std::round(days), 1.0, hi);
+  return static_cast<std::int32_t>(r);
+}
+
+/// The next interval (whole days) for `state` at `desired_retention`:
+/// round_interval(interval_at(state, desired_retention), max_interval).
+/// @throws UsageError for a retention outside (0, 1] or max_interval < 1
+template <Schedulable M>
+std::int32_t next_interval(const M& model, Params<M> w, const MemoryState<M>& state, double desired_retention,
+                           std::int32_t max_interval = default_max_interval) {
+  return round_interval(interval_at(model, w, state, desired_retention), max_interval);
+}
+
+/// The state and interval each rating would give: for a new card (`state`
+/// empty) the first-review states, otherwise the review after `elapsed_days`
+/// days (whole days for FSRS; 0 is a same-day review), as fsrs-rs's `next_states`.
+/// @throws UsageError for a retention outside (0, 1], max_interval < 1, or a
+///         negative or non-finite elapsed_days
+template <Schedulable M>
+NextStates<MemoryState<M>> next_states(const M& model, Params<M> w, const std::optional<MemoryState<M>>& state,
+                                       double desired_retention, double elapsed_days,
+                                       std::int32_t max_interval = default_max_interval) {
+  detail::check_retention(desired_retention);
+  if (!(elapsed_days >= 0.0 && std::isfinite(elapsed_days)))
+    throw UsageError("elapsed_days must be finite and >= 0, got " + std::to_string(elapsed_days));
+  auto outcome = [&](int rating) {
+    const data::Step step{elapsed_days, rating};
+    ItemState<MemoryState<M>> out{state ? model.next(w, *state, step) : model.init(w, step), 0};
+    out.interval = next_interval(model, w, out.memory, desired_retention, max_interval);
+    return out;
+  };
+  return {outcome(1), outcome(2), outcome(3), outcome(4)};
+}
+
+}  // namespace srs::sched
