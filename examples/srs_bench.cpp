@@ -6,6 +6,9 @@
 #ifdef SRS_WITH_ANKI
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection (the optional anki component)
 #endif
+#ifdef SRS_WITH_MPI
+#include <mpi.h>  // srs-bench-mpi (Open MPI)
+#endif
 
 #include <algorithm>   // std::sort, std::min
 #include <atomic>      // std::atomic
@@ -15,6 +18,10 @@
 #include <cstdint>     // std::uintmax_t
 #include <cerrno>      // errno, EINTR
 #include <fcntl.h>     // open, O_APPEND
+#include <map>         // std::map
+#include <optional>    // std::optional
+#include <regex>       // std::regex (shard file names)
+#include <set>         // std::set
 #include <exception>   // std::exception
 #include <filesystem>  // std::filesystem
 #include <fstream>     // std::ifstream, std::ofstream
@@ -103,7 +110,19 @@ Output:
                       result files, skip each user already in them (per model; with
                       --raw, in both files), evaluate the others; a cut-off last line
                       (a killed run) is dropped and its user evaluated again
-  --threads N         users evaluated in parallel (default: number of cores)
+  --threads N         users evaluated in parallel (default: number of cores); with
+                      fewer users than threads, the folds of a user run in parallel
+Distributed runs (users are taken largest first, by file size):
+  --shard I/N         evaluate only shard I of N (1 <= I <= N): a fixed, size-balanced
+                      share of the users, written to DIR/<name>.shard-I-of-N.jsonl; run
+                      the N shards anywhere (e.g. a cluster job array), into one --out
+  --merge             with --out DIR only: merge DIR's shard files into DIR/<name>.jsonl
+                      (sorted by user, as a single run writes it) and remove them;
+                      refuses if a shard is missing or a user appears twice
+  srs-bench-mpi (built when Open MPI is found) takes the same flags, as
+                      mpirun -np K srs-bench-mpi ...: rank 0 hands the users out one at a
+                      time, largest first, to ranks 1..K-1, then merges their files; the
+                      result files are those of a single-process run; --resume works
   --quiet             no progress on stderr
   --help              this text (also -h)
 
@@ -132,8 +151,12 @@ struct Options {
   bool raw = false;
   bool overwrite = false;
   bool resume = false;  // --resume
+  std::size_t shard_index = 0;  // --shard I/N: I (1-based; 0 = no sharding)
+  std::size_t shard_count = 0;  // N
+  bool merge = false;           // --merge
   bool quiet = false;
   unsigned threads = 0;
+  unsigned fold_threads = 1;  // folds of one user in parallel (threads left over when users < threads)
   fs::path weights;                      // --weights FILE
   std::vector<fs::path> pretrain_users;  // --pretrain-users PATH (repeatable)
   fs::path save_weights;                 // --save-weights FILE
@@ -210,6 +233,15 @@ Options parse_args(int argc, char** argv) {
       o.overwrite = true;
     } else if (a == "--resume") {
       o.resume = true;
+    } else if (a == "--shard") {
+      const std::string& v = value();
+      const std::size_t slash = v.find('/');
+      if (slash == std::string::npos) usage_error("--shard needs I/N, got '" + v + "'");
+      o.shard_index = parse_count(a, v.substr(0, slash));
+      o.shard_count = parse_count(a, v.substr(slash + 1));
+      if (o.shard_index > o.shard_count) usage_error("--shard I/N needs 1 <= I <= N, got '" + v + "'");
+    } else if (a == "--merge") {
+      o.merge = true;
     } else if (a == "--threads") {
       o.threads = static_cast<unsigned>(parse_count(a, value()));
     } else if (a == "--quiet") {
@@ -227,6 +259,11 @@ Options parse_args(int argc, char** argv) {
     } else {
       usage_error("unknown argument '" + a + "'");
     }
+  }
+  if (o.merge) {
+    if (o.demo || !o.data.empty() || !o.models.empty() || o.shard_count || o.resume || !o.pretrain_users.empty())
+      usage_error("--merge takes only --out DIR (and --quiet)");
+    return o;
   }
   if (o.demo && !o.data.empty()) usage_error("--demo and --data are mutually exclusive");
   if (!o.demo && o.demo_users_given) usage_error("--demo-users needs --demo");
@@ -256,6 +293,7 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   eo.recency = o.flags.recency;
   if (o.flags.fast) eo.train.batching = optim::Batching::card_window;
   eo.precision = o.precision;
+  eo.threads = o.fold_threads;
   eo.train.mode = o.flags.defaults ? optim::TrainMode::defaults
                   : o.flags.s0     ? optim::TrainMode::initialize_only
                                    : optim::TrainMode::full;
@@ -448,6 +486,7 @@ struct UserJob {
   std::string user;
   data::UserSource source;            // revlogs file (empty for simulated users), cards and decks tables
   std::shared_ptr<data::Revlog> log;  // simulated users only
+  std::uintmax_t weight = 0;          // expected cost: the revlogs file's size (simulated: rows)
 };
 
 std::vector<UserJob> make_jobs(const Options& o) {
@@ -465,12 +504,37 @@ std::vector<UserJob> make_jobs(const Options& o) {
       uo.params[20] = 0.12 + 0.06 * static_cast<double>(k % 6);
       uo.params[8] = so.params[8] * (0.8 + 0.1 * static_cast<double>(k % 4));
       auto log = std::make_shared<data::Revlog>(data::simulate_user(uo, std::to_string(k + 1)));
-      jobs.push_back({log->user, data::UserSource{}, std::move(log)});
+      const std::uintmax_t rows = log->rows.size();
+      jobs.push_back({log->user, data::UserSource{}, std::move(log), rows});
     }
   } else {
-    for (const data::UserSource& u : data::discover_users(o.data)) jobs.push_back({u.user, u, nullptr});
+    for (const data::UserSource& u : data::discover_users(o.data)) {
+      std::error_code ec;
+      const std::uintmax_t size = fs::file_size(u.revlogs, ec);
+      jobs.push_back({u.user, u, nullptr, ec ? 0 : size});
+    }
   }
+  // Largest first: the long users start early and the threads (ranks) finish together.
+  std::stable_sort(jobs.begin(), jobs.end(), [](const UserJob& a, const UserJob& b) { return a.weight > b.weight; });
   return jobs;
+}
+
+/// --shard I/N: the users of shard I, a fixed assignment balancing the total
+/// weight (largest first, each to the least-loaded shard; ties to the lowest).
+std::vector<UserJob> select_shard(std::vector<UserJob> jobs, std::size_t index, std::size_t count) {
+  std::vector<std::uintmax_t> load(count, 0);
+  std::vector<UserJob> mine;
+  for (UserJob& job : jobs) {
+    const std::size_t s = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[s] += std::max<std::uintmax_t>(1, job.weight);
+    if (s + 1 == index) mine.push_back(std::move(job));
+  }
+  return mine;
+}
+
+/// The file name suffix of shard `index` of `count` (".shard-2-of-4"), empty without sharding.
+std::string shard_suffix(std::size_t index, std::size_t count) {
+  return count ? ".shard-" + std::to_string(index) + "-of-" + std::to_string(count) : std::string();
 }
 
 /// Refuse to replace a non-empty result file unless --overwrite was given.
@@ -629,21 +693,266 @@ void sort_by_user(const fs::path& path) {
   fs::rename(tmp, path);
 }
 
+/// One shard file: DIR/<name>.shard-I-of-N.jsonl.
+struct ShardFile {
+  fs::path path;
+  std::string name;
+  std::size_t index = 0, count = 0;
+};
+
+/// The shard files in `dir` (not recursive), in name order.
+std::vector<ShardFile> find_shard_files(const fs::path& dir) {
+  static const std::regex pattern(R"(^(.+)\.shard-([0-9]+)-of-([0-9]+)\.jsonl$)");
+  std::vector<ShardFile> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    std::smatch m;
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !std::regex_match(name, m, pattern)) continue;
+    out.push_back({e.path(), m[1].str(), std::stoul(m[2].str()), std::stoul(m[3].str())});
+  }
+  std::sort(out.begin(), out.end(), [](const ShardFile& a, const ShardFile& b) { return a.path < b.path; });
+  return out;
+}
+
+/// Merges the shard files of `dir` into DIR/<name>.jsonl per result name,
+/// sorted by user as a single run writes them, then removes them. `mpi`
+/// (srs-bench-mpi's final step): shard files of any counts are taken, and an
+/// existing <name>.jsonl and a cut-off last line (a killed earlier run whose
+/// user was evaluated again) are accepted; otherwise (--merge) every shard
+/// 1..N of one N must be there, complete, and <name>.jsonl must not exist
+/// unless `overwrite`. A user in two lines is an error either way.
+/// @returns the merged result names
+std::vector<std::string> merge_shards(const fs::path& dir, bool mpi, bool overwrite) {
+  std::map<std::string, std::vector<ShardFile>> by_name;
+  for (ShardFile& f : find_shard_files(dir)) by_name[f.name].push_back(std::move(f));
+  std::vector<std::string> merged;
+  for (auto& [name, files] : by_name) {
+    const fs::path target = dir / (name + ".jsonl");
+    if (!mpi) {
+      std::set<std::size_t> indices;
+      for (const ShardFile& f : files) {
+        if (f.count != files[0].count)
+          throw UsageError("--merge: " + dir.string() + " holds shards of " + name + " from runs with " +
+                           std::to_string(files[0].count) + " and " + std::to_string(f.count) + " shards");
+        indices.insert(f.index);
+      }
+      for (std::size_t i = 1; i <= files[0].count; ++i)
+        if (!indices.count(i))
+          throw UsageError("--merge: shard " + std::to_string(i) + " of " + std::to_string(files[0].count) + " of " +
+                           name + " is missing in " + dir.string());
+      check_writable(target, overwrite);
+    }
+    std::vector<fs::path> sources;
+    if (mpi && fs::exists(target)) sources.push_back(target);
+    for (const ShardFile& f : files) sources.push_back(f.path);
+    std::map<std::string, fs::path> seen;  // user -> file of its line
+    const fs::path tmp = target.string() + ".merge";
+    {
+      std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+      if (!out) throw Error("cannot write " + tmp.string());
+      for (const fs::path& src : sources) {
+        std::ifstream in(src, std::ios::binary);
+        if (!in) throw Error("cannot read " + src.string());
+        std::size_t line_no = 0;
+        for (std::string line; std::getline(in, line);) {
+          ++line_no;
+          if (in.eof()) {  // no "\n": a cut-off line
+            if (mpi) break;
+            throw UsageError("--merge: " + src.string() + ":" + std::to_string(line_no) +
+                             ": incomplete last line: that shard did not finish (run it again with --resume)");
+          }
+          if (line.empty()) continue;
+          const auto v = detail::json::parse(line, src.string());
+          const auto& u = v.at("user");
+          const std::string user = u.is_string() ? u.as_string() : std::to_string(u.as_int());
+          if (const auto it = seen.find(user); it != seen.end())
+            throw UsageError("merging " + name + ": user " + user + " is in both " + it->second.string() + " and " +
+                             src.string());
+          seen.emplace(user, src);
+          out << line << '\n';
+        }
+      }
+      if (!out) throw Error("write error on " + tmp.string());
+    }
+    sort_by_user(tmp);
+    fs::rename(tmp, target);
+    for (const ShardFile& f : files) fs::remove(f.path);
+    merged.push_back(name);
+  }
+  return merged;
+}
+
+/// srs-bench --merge: the shard files of DIR and DIR/raw.
+int run_merge(const Options& o) {
+  try {
+    const std::vector<std::string> names = merge_shards(o.out, false, o.overwrite);
+    const std::vector<std::string> raw = merge_shards(o.out / "raw", false, o.overwrite);
+    if (names.empty() && raw.empty()) throw UsageError("--merge: no shard files (*.shard-I-of-N.jsonl) in " + o.out.string());
+    if (!o.quiet) {
+      for (const std::string& n : names) std::fprintf(stderr, "merged %s\n", (o.out / (n + ".jsonl")).c_str());
+      for (const std::string& n : raw) std::fprintf(stderr, "merged %s\n", (o.out / "raw" / (n + ".jsonl")).c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srs-bench: %s\n", e.what());
+    return 2;
+  }
+}
+
+#ifdef SRS_WITH_MPI
+/// srs-bench-mpi: MPI_Init/MPI_Finalize around main, and the messages between
+/// rank 0 (which hands out the users) and the worker ranks.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    if (provided < MPI_THREAD_SERIALIZED) {
+      std::fprintf(stderr, "srs-bench-mpi: the MPI library does not provide MPI_THREAD_SERIALIZED\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession() { MPI_Finalize(); }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+  static constexpr int tag_request = 1, tag_job = 2, tag_done = 3;
+
+  /// Worker: the index of the next job, or nothing when all are handed out.
+  std::optional<std::size_t> next_job() {
+    std::lock_guard<std::mutex> lock(mutex_);  // MPI_THREAD_SERIALIZED: one thread at a time
+    long long j = 0;
+    MPI_Send(&j, 1, MPI_LONG_LONG, 0, tag_request, MPI_COMM_WORLD);
+    MPI_Recv(&j, 1, MPI_LONG_LONG, 0, tag_job, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (j < 0) return std::nullopt;
+    return static_cast<std::size_t>(j);
+  }
+  /// Worker: no more requests from this rank.
+  void done() {
+    long long j = 0;
+    MPI_Send(&j, 1, MPI_LONG_LONG, 0, tag_done, MPI_COMM_WORLD);
+  }
+  /// Rank 0: hands out job indices 0..n-1 in order until every worker is done.
+  void serve(std::size_t n) {
+    std::size_t next = 0;
+    int active = size_ - 1;
+    while (active > 0) {
+      long long msg = 0;
+      MPI_Status st;
+      MPI_Recv(&msg, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+      if (st.MPI_TAG == tag_done) {
+        --active;
+      } else {
+        const long long j = next < n ? static_cast<long long>(next++) : -1;
+        MPI_Send(&j, 1, MPI_LONG_LONG, st.MPI_SOURCE, tag_job, MPI_COMM_WORLD);
+      }
+    }
+  }
+
+ private:
+  int rank_ = 0, size_ = 1;
+  std::mutex mutex_;
+};
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SRS_WITH_MPI
+  MpiSession mpi(argc, argv);
+  const int rank = mpi.rank(), world = mpi.size();
+#else
+  const int rank = 0, world = 1;
+#endif
   Options opt;
   std::vector<Runner> runners;
   std::vector<UserJob> jobs;
   try {
     opt = parse_args(argc, argv);
+    if (world > 1 && (opt.merge || !opt.pretrain_users.empty() || opt.shard_count))
+      usage_error("srs-bench-mpi on several ranks: --merge, --pretrain-users and --shard are for srs-bench");
+    if (opt.merge) return run_merge(opt);
     if (run_neural_flags(opt)) return 0;
-    runners = make_runners(opt);
     jobs = make_jobs(opt);
+    if (opt.shard_count) jobs = select_shard(std::move(jobs), opt.shard_index, opt.shard_count);
+    // Threads left over when there are fewer users than threads run the folds of a user in parallel.
+    const std::size_t parallel_users = std::max<std::size_t>(1, std::min<std::size_t>(opt.threads, jobs.size()));
+    opt.fold_threads = std::max(1u, static_cast<unsigned>(opt.threads / parallel_users));
+    runners = make_runners(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
     return 2;
   }
+  // Where this process writes: DIR/<name>.jsonl, or a shard file (--shard; srs-bench-mpi's worker ranks).
+  const std::string suffix =
+      world > 1 ? shard_suffix(static_cast<std::size_t>(rank), static_cast<std::size_t>(world - 1))
+                : shard_suffix(opt.shard_index, opt.shard_count);
+  auto output = [&](std::size_t m, bool raw) {
+    return (raw ? opt.out / "raw" : opt.out) / (runners[m].name + suffix + ".jsonl");
+  };
+
+#ifdef SRS_WITH_MPI
+  if (world > 1) {
+    // Rank 0 checks the outputs (a refused run changes nothing), then tells the workers.
+    int ok = 1;
+    if (rank == 0) {
+      try {
+        for (std::size_t m = 0; m < runners.size(); ++m) {
+          for (const bool raw : {false, true}) {
+            if (raw && !opt.raw) continue;
+            const fs::path dir = raw ? opt.out / "raw" : opt.out;
+            if (!opt.resume) check_writable(dir / (runners[m].name + ".jsonl"), opt.overwrite);
+            for (const ShardFile& f : find_shard_files(dir)) {
+              if (f.name != runners[m].name || opt.resume) continue;
+              if (opt.overwrite) {
+                fs::remove(f.path);  // an earlier run's shard file, replaced
+              } else {
+                check_writable(f.path, false);
+              }
+            }
+          }
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "srs-bench-mpi: %s\n", e.what());
+        ok = 0;
+      }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) return 2;
+    if (rank == 0) {
+      // Hand the users out, largest first; then merge the workers' files and print the table.
+      mpi.serve(jobs.size());
+      unsigned long long zero[4] = {0, 0, 0, 0}, counts[4] = {0, 0, 0, 0};  // evaluated, skipped, failed, resumed
+      MPI_Reduce(zero, counts, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+      MPI_Barrier(MPI_COMM_WORLD);  // every worker has closed its files
+      try {
+        merge_shards(opt.out, true, true);
+        if (opt.raw) merge_shards(opt.out / "raw", true, true);
+        std::unordered_set<std::string> known;
+        for (const UserJob& job : jobs) known.insert(job.user);
+        std::vector<eval::ModelSummary> summaries;
+        for (const Runner& r : runners)
+          summaries.push_back(eval::summarize(r.name, scan_for_resume(opt.out / (r.name + ".jsonl"), false, known).results));
+        std::cout << eval::format_table(summaries);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "srs-bench-mpi: %s\n", e.what());
+        return 1;
+      }
+      std::cout << "results: " << opt.out.string() << "/ (" << jobs.size() << " users on " << world - 1
+                << " worker ranks: " << counts[0] << " evaluated, " << counts[1]
+                << " skipped with fewer than 6 evaluation rows, " << counts[2] << " failed";
+      if (opt.resume) std::cout << "; " << counts[3] << " already in the result files, not run again (--resume)";
+      std::cout << ")\n";
+      return counts[2] ? 1 : 0;
+    }
+  }
+#endif
 
   std::vector<std::unique_ptr<LineSink>> sinks, raw_sinks;
   std::vector<ResumeState> resume(runners.size());  // --resume: the lines already written
@@ -652,8 +961,8 @@ int main(int argc, char** argv) {
     std::unordered_set<std::string> known;
     for (const UserJob& job : jobs) known.insert(job.user);
     for (std::size_t m = 0; m < runners.size(); ++m) {
-      const fs::path file = opt.out / (runners[m].name + ".jsonl");
-      const fs::path raw_file = opt.out / "raw" / (runners[m].name + ".jsonl");
+      const fs::path file = output(m, false);
+      const fs::path raw_file = output(m, true);
       if (opt.resume) {
         resume[m].result = scan_for_resume(file, false, known);
         if (opt.raw) resume[m].raw = scan_for_resume(raw_file, true, known);
@@ -667,7 +976,7 @@ int main(int argc, char** argv) {
       for (const bool raw : {false, true}) {
         const ResumeFile& f = raw ? resume[m].raw : resume[m].result;
         if (!f.cut) continue;
-        const fs::path file = raw ? opt.out / "raw" / (runners[m].name + ".jsonl") : opt.out / (runners[m].name + ".jsonl");
+        const fs::path file = output(m, raw);
         fs::resize_file(file, f.keep);
         if (!opt.quiet)
           std::fprintf(stderr, "srs-bench: --resume: %s ended with an incomplete line (a killed run); it was dropped\n",
@@ -676,10 +985,30 @@ int main(int argc, char** argv) {
     }
     fs::create_directories(opt.out);
     if (opt.raw) fs::create_directories(opt.out / "raw");
-    for (const Runner& r : runners) {
-      sinks.push_back(std::make_unique<LineSink>(opt.out / (r.name + ".jsonl"), !opt.resume));
-      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(opt.out / "raw" / (r.name + ".jsonl"), !opt.resume));
+    for (std::size_t m = 0; m < runners.size(); ++m) {
+      sinks.push_back(std::make_unique<LineSink>(output(m, false), !opt.resume));
+      if (opt.raw) raw_sinks.push_back(std::make_unique<LineSink>(output(m, true), !opt.resume));
     }
+#ifdef SRS_WITH_MPI
+    // --resume on a worker rank: users whose lines are in the other ranks' files
+    // (or in the merged file of an earlier run) are skipped too.
+    if (world > 1 && opt.resume) {
+      std::unordered_set<std::string> known;
+      for (const UserJob& job : jobs) known.insert(job.user);
+      for (std::size_t m = 0; m < runners.size(); ++m) {
+        for (const bool raw : {false, true}) {
+          if (raw && !opt.raw) continue;
+          const fs::path dir = raw ? opt.out / "raw" : opt.out;
+          std::vector<fs::path> others{dir / (runners[m].name + ".jsonl")};
+          for (const ShardFile& f : find_shard_files(dir))
+            if (f.name == runners[m].name && f.path != output(m, raw)) others.push_back(f.path);
+          for (const fs::path& f : others)
+            for (const std::string& u : scan_for_resume(f, raw, known).users)
+              (raw ? resume[m].raw : resume[m].result).users.insert(u);
+        }
+      }
+    }
+#endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
     return 2;
@@ -702,11 +1031,19 @@ int main(int argc, char** argv) {
   std::atomic<std::size_t> resumed{0};  // users with every line already written
   std::mutex mutex;
   std::atomic<std::size_t> next{0}, done{0};
+  // The next user to evaluate: from the shared counter, or from rank 0 (srs-bench-mpi).
+  auto next_job = [&]() -> std::optional<std::size_t> {
+#ifdef SRS_WITH_MPI
+    if (world > 1) return mpi.next_job();
+#endif
+    const std::size_t j = next++;
+    return j < jobs.size() ? std::optional<std::size_t>(j) : std::nullopt;
+  };
   const auto start = std::chrono::steady_clock::now();
   const bool tty = isatty(2) != 0;
 
   auto progress = [&](bool final) {
-    if (opt.quiet) return;
+    if (opt.quiet || world > 1) return;  // srs-bench-mpi: rank 0 prints the summary
     static std::chrono::steady_clock::time_point last{};
     const auto now = std::chrono::steady_clock::now();
     if (!final && now - last < std::chrono::milliseconds(tty ? 200 : 5000)) return;
@@ -718,8 +1055,8 @@ int main(int argc, char** argv) {
   };
 
   auto worker = [&]() {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const UserJob& job = jobs[j];
+    while (const std::optional<std::size_t> jj = next_job()) {
+      const UserJob& job = jobs[*jj];
       bool all_written = opt.resume;
       for (std::size_t m = 0; m < runners.size(); ++m)
         all_written = all_written && written(m, job.user, false) && (!opt.raw || written(m, job.user, true));
@@ -772,7 +1109,11 @@ int main(int argc, char** argv) {
     for (auto& t : pool) t.join();
   }
   progress(true);
+#ifdef SRS_WITH_MPI
+  if (world > 1) mpi.done();  // before anything can fail: rank 0 waits for every worker
+#endif
 
+  bool closed = true;
   try {
     for (auto& s : sinks) {
       s->close();
@@ -784,8 +1125,20 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
-    return 1;
+    closed = false;
   }
+#ifdef SRS_WITH_MPI
+  if (world > 1) {
+    // A worker rank: its counts to rank 0, which merges the files and prints the table.
+    unsigned long long counts[4] = {done.load() - skipped - failures.size(), skipped,
+                                    failures.size() + (closed ? 0 : 1), resumed.load()};
+    unsigned long long sum[4] = {0, 0, 0, 0};
+    MPI_Reduce(counts, sum, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return failures.empty() && closed ? 0 : 1;
+  }
+#endif
+  if (!closed) return 1;
 
   std::vector<eval::ModelSummary> summaries;
   for (std::size_t m = 0; m < runners.size(); ++m) summaries.push_back(eval::summarize(runners[m].name, results[m]));

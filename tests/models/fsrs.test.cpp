@@ -372,6 +372,57 @@ TEST_CASE("Fsrs6: check_model at parameters sitting on a kink") {
   CHECK_FALSE(rep2.nonsmooth_params.empty());
 }
 
+TEST_CASE("Fsrs6: the fused tangent path equals the generic Dual path (values exactly, tangents to rounding)") {
+  // derive() marks unit-seeded Dual<double, 21> parameters; next()/recall()
+  // then propagate tangents through local partials. Clearing the mark forces
+  // the generic elementwise path on the same Derived values.
+  using D = srs::core::Dual<double, 21>;
+  const Fsrs6 m;
+  std::mt19937_64 rng(77);
+  std::size_t steps = 0, clamped = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    CAPTURE(seed);
+    const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
+    std::array<D, 21> wd;
+    for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w[k], k);
+    const std::span<const D, 21> ws(wd);
+    const auto fused = m.derive(ws);
+    REQUIRE(fused.seeded);
+    auto generic = fused;
+    generic.seeded = false;
+    srs::test::HistoryOptions ho;
+    ho.max_len = 8 + seed % 30;
+    const auto h = srs::test::simulate_history(seed * 104729 + 3, ho);
+    auto st_f = m.init(fused, h[0]);
+    auto st_g = m.init(generic, h[0]);
+    auto same = [&](const D& a, const D& b) {
+      CHECK(a.val == b.val);  // identical scalar operations
+      const double scale = std::max(1.0, std::abs(b.val));
+      for (std::size_t k = 0; k < 21; ++k) {
+        CAPTURE(k);
+        CHECK(std::abs(a.grad[k] - b.grad[k]) <= 1e-11 * scale * std::max(1.0, std::abs(b.grad[k])));
+      }
+    };
+    for (std::size_t j = 1; j < h.size(); ++j) {
+      CAPTURE(j);
+      st_f = m.next(fused, st_f, h[j]);
+      st_g = m.next(generic, st_g, h[j]);
+      same(st_f.s, st_g.s);
+      same(st_f.d, st_g.d);
+      clamped += (st_g.s.val == m.min_stability() || st_g.d.val == 1.0 || st_g.d.val == 10.0) ? 1 : 0;
+      ++steps;
+      const double t = static_cast<double>((seed + j) % 40) * 0.9;
+      same(m.recall(fused, st_f, t), m.recall(generic, st_g, t));
+    }
+  }
+  CHECK(steps > 2000);
+  CHECK(clamped > 0);  // the clamps' zero tangents are exercised
+  // Parameters that are not unit seeds (a tangent along another direction) take the generic path.
+  std::array<D, 21> wd;
+  for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(m.default_params()[k], (k + 1) % 21);
+  CHECK_FALSE(m.derive(std::span<const D, 21>(wd)).seeded);
+}
+
 TEST_CASE("Fsrs6: NaN parity with out-of-box parameters") {
   const Fsrs6 m;
   // A negative decay: F = 0.9^(1/0.5) - 1 < 0, so (1 + F t / S)^0.5 is NaN for

@@ -25,15 +25,18 @@
 ///     srs::eval::UserResult r = ev.run(dataset);
 #pragma once
 
-#include <algorithm>    // std::find
+#include <algorithm>    // std::find, std::min, std::max
 #include <array>        // std::array
+#include <atomic>       // std::atomic (fold threads)
 #include <cmath>        // std::pow, std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
+#include <exception>    // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <thread>       // std::thread (fold threads)
 #include <tuple>        // std::tuple, std::apply
 #include <utility>      // std::pair
 #include <vector>       // std::vector
@@ -59,6 +62,10 @@ struct EvalOptions {
   optim::TrainOptions train;                 ///< training mode (--default, --S0) and seed
   bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
+  /// Folds evaluated in parallel, one std::thread each (1: in the calling
+  /// thread). The result does not depend on it: every fold is computed
+  /// independently and the folds are merged in order.
+  unsigned threads = 1;
 };
 
 /// One user's result: what srs-bench writes as a JSON line, plus the pooled
@@ -115,14 +122,46 @@ class Evaluator {
     if constexpr (OnlineModel<M>) {
       run_online(ds, folds, res);
     } else {
-      for (std::size_t k = 0; k < folds; ++k) {
-        const Fold fold = splitter_.fold(ds, k);
-        if constexpr (MemoryModel<M>) {
-          run_memory_fold(ds, fold, k + 1 == folds, res);
-        } else {
-          const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
-          for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), res);
+      // Each fold into its own part (in parallel with options_.threads > 1), then merged in fold order.
+      std::vector<UserResult> parts(folds);
+      std::vector<std::exception_ptr> errors(folds);
+      auto run_fold = [&](std::size_t k) {
+        try {
+          const Fold fold = splitter_.fold(ds, k);
+          if constexpr (MemoryModel<M>) {
+            run_memory_fold(ds, fold, k + 1 == folds, parts[k]);
+          } else {
+            const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
+            for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), parts[k]);
+          }
+        } catch (...) {
+          errors[k] = std::current_exception();
         }
+      };
+      const std::size_t n_threads = std::min<std::size_t>(std::max(1u, options_.threads), folds);
+      if (n_threads <= 1) {
+        for (std::size_t k = 0; k < folds; ++k) {
+          run_fold(k);
+          if (errors[k]) break;  // a sequential run stops at the first failing fold
+        }
+      } else {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < n_threads; ++t)
+          pool.emplace_back([&] {
+            for (std::size_t k = next++; k < folds; k = next++) run_fold(k);
+          });
+        for (std::thread& t : pool) t.join();
+      }
+      for (std::size_t k = 0; k < folds; ++k) {
+        if (errors[k]) std::rethrow_exception(errors[k]);  // the first failing fold, as a sequential run
+        UserResult& part = parts[k];
+        res.predictions.insert(res.predictions.end(), part.predictions.begin(), part.predictions.end());
+        res.rows.insert(res.rows.end(), part.rows.begin(), part.rows.end());
+        res.fallbacks += part.fallbacks;
+        res.numerical_fallbacks += part.numerical_fallbacks;
+        res.user_fallbacks += part.user_fallbacks;
+        if (!part.parameters.empty()) res.parameters = std::move(part.parameters);
       }
     }
     res.size = res.predictions.size();

@@ -880,6 +880,9 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     T exp_w8;                   ///< e^w8
     T lapse_cap;                ///< e^(w17 w18)
     std::array<T, 4> same_day;  ///< e^(w17 (g - 3 + w18)) for g = 1..4
+    /// T = Dual<V, 21> whose w_k carry the unit tangents e_k (as optim::train
+    /// seeds them): next() and recall() then take the fused tangent path.
+    bool seeded = false;
   };
 
   template <class T>
@@ -889,6 +892,13 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     using V = core::value_t<T>;
     Derived<T> d{w, pow(V(0.9), V(-1) / w[20]) - V(1), init_difficulty(w, 4), exp(w[8]), exp(w[17] * w[18]), {}};
     for (int g = 1; g <= 4; ++g) d.same_day[static_cast<std::size_t>(g - 1)] = exp(w[17] * (V(g - 3) + w[18]));
+    if constexpr (core::is_dual_v<T>) {
+      if constexpr (T::size == 21) {
+        d.seeded = true;
+        for (std::size_t k = 0; k < 21; ++k)
+          for (std::size_t j = 0; j < 21; ++j) d.seeded = d.seeded && w[k].grad[j] == V(j == k ? 1 : 0);
+      }
+    }
     return d;
   }
 
@@ -906,6 +916,9 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     using core::min;
     using std::pow;
     using V = core::value_t<T>;
+    if constexpr (core::is_dual_v<T>) {
+      if (dv.seeded) return next_seeded(dv, st, step);
+    }
     const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
     T s;
@@ -927,8 +940,164 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   T recall(const Derived<T>& dv, const State<T>& st, double delta_t) const {
     using std::pow;
     using V = core::value_t<T>;
+    if constexpr (core::is_dual_v<T>) {
+      if (dv.seeded) {
+        const Curve<V> c = curve(dv, st.s.val, delta_t);
+        T r(c.r);
+        for (std::size_t i = 0; i < 21; ++i) r.grad[i] = c.d_s * st.s.grad[i];
+        r.grad[20] += c.d_w20;
+        return r;
+      }
+    }
     return pow(V(1) + dv.factor * V(delta_t) / st.s, -dv.w[20]);
   }
+
+ private:
+  // --- The fused tangent path (forward mode, T = Dual<V, 21>, unit seeds) ---
+  // The generic path runs every elementary operation on 21-wide tangents. Here
+  // each step computes its values with the same scalar operations, in the same
+  // order (so the values are identical), and its local partial derivatives;
+  // the new tangents are then ∇s' = a ∇S + b ∇D + Σ c_k e_k and
+  // ∇d' = a' ∇D + Σ c'_k e_k: one fused 21-wide pass per output instead of
+  // about thirty. The partials follow the generic path's conventions (PyTorch's
+  // pow masks, min's tie split, clamp's zero outside the bounds); the tangents
+  // agree with it to rounding (tests/models/fsrs.test.cpp).
+
+  /// ∂(x^y)/∂x and ∂(x^y)/∂y with p = x^y, masked as core::pow(Dual, Dual).
+  template <class V>
+  static std::pair<V, V> pow_partials(V x, V y, V p) {
+    using std::log;
+    using std::pow;
+    const V dx = y == V(0) ? V(0) : (x != V(0) ? y * p / x : y * pow(x, y - V(1)));
+    const V dy = (x == V(0) && y >= V(0)) || p == V(0) ? V(0) : p * log(x);
+    return {dx, dy};
+  }
+
+  /// R = (1 + F t / S)^(-w20) and its partials ∂R/∂S and ∂R/∂w20 (through F too).
+  template <class V>
+  struct Curve {
+    V r, d_s, d_w20;
+  };
+  template <class T, class V = core::value_t<T>>
+  static Curve<V> curve(const Derived<T>& dv, V s, double t) {
+    using std::pow;
+    const V q = dv.factor.val * V(t) / s;
+    const V b = V(1) + q;
+    const V w20 = dv.w[20].val;
+    const V r = pow(b, -w20);
+    const auto [dx, dy] = pow_partials(b, -w20, r);
+    // ∇b = (t/S) ∇F - (q/S) ∇S, ∇F = F' e20;  ∇(-w20) = -e20
+    return {r, dx * (-q / s), dx * (V(t) * dv.factor.grad[20] / s) - dy};
+  }
+
+  template <class T>
+  State<T> next_seeded(const Derived<T>& dv, const State<T>& st, data::Step step) const {
+    using std::exp;
+    using std::pow;
+    using V = core::value_t<T>;
+    const auto w = [&](std::size_t k) { return dv.w[k].val; };
+    const V S = st.s.val, D = st.d.val;
+    const int g = step.rating;
+    V s;                        // new stability
+    V a_s = 0, b_s = 0;         // ∂s/∂S, ∂s/∂D
+    std::array<V, 21> c_s{};    // ∂s/∂w_k (direct)
+    if (step.t < 1.0) {
+      // Same-day: s = S · max(1, c S^(-w19)) (the floor for g >= G0), c = e^(w17 (g - 3 + w18)).
+      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
+      const T& c = dv.same_day[k];
+      const V p = pow(S, -w(19));
+      V sinc = c.val * p;
+      if (g >= same_day_floor_rating && sinc < V(1)) {
+        sinc = V(1);
+        s = S * sinc;
+        a_s = sinc;
+      } else {
+        const auto [dx, dy] = pow_partials(S, -w(19), p);
+        s = S * sinc;
+        a_s = sinc + S * c.val * dx;
+        c_s[19] = -S * c.val * dy;
+        c_s[17] = S * p * c.grad[17];
+        c_s[18] = S * p * c.grad[18];
+      }
+    } else {
+      const Curve<V> cr = curve(dv, S, step.t);
+      const V r = cr.r;
+      if (g > 1) {
+        // s = S (1 + e^w8 (11 - D) S^(-w9) (e^(w10 (1 - R)) - 1) m), m = w15 (Hard), w16 (Easy), else 1
+        const V p = pow(S, -w(9));
+        const auto [dx, dy] = pow_partials(S, -w(9), p);
+        const V e = exp((V(1) - r) * w(10));
+        const V a1 = dv.exp_w8.val * (V(11) - D);
+        const V a = a1 * p;
+        const V f = a * (e - V(1));
+        const std::size_t mk = g == 2 ? 15 : (g == 4 ? 16 : 0);
+        const V m = mk ? w(mk) : V(1);
+        const V fm = mk ? f * m : f;
+        s = S * (V(1) + fm);
+        const V f_r = a * e * -w(10) * m;
+        a_s = (V(1) + fm) + S * (a1 * dx * (e - V(1)) * m + f_r * cr.d_s);
+        b_s = S * (-dv.exp_w8.val * p * (e - V(1)) * m);
+        c_s[8] = S * (dv.exp_w8.grad[8] * (V(11) - D) * p * (e - V(1)) * m);
+        c_s[9] = S * (-a1 * dy * (e - V(1)) * m);
+        c_s[10] = S * (a * e * (V(1) - r) * m);
+        c_s[20] = S * f_r * cr.d_w20;
+        if (mk) c_s[mk] = S * f;
+      } else {
+        // s = min(w11 D^(-w12) ((S + 1)^w13 - 1) e^(w14 (1 - R)), S / e^(w17 w18))
+        const V q = pow(D, -w(12));
+        const auto [qx, qy] = pow_partials(D, -w(12), q);
+        const V s1 = S + V(1);
+        const V u = pow(s1, w(13));
+        const auto [ux, uy] = pow_partials(s1, w(13), u);
+        const V x = exp((V(1) - r) * w(14));
+        const V sf = w(11) * q * (u - V(1)) * x;
+        const V cap_l = dv.lapse_cap.val;
+        const V cap = S / cap_l;
+        const V ka = sf < cap ? V(1) : (cap < sf ? V(0) : V(0.5));  // min's selection (tie: half each)
+        const V kb = V(1) - ka;
+        s = cap < sf ? cap : sf;
+        const V f_r = w(11) * q * (u - V(1)) * x * -w(14);
+        a_s = ka * (w(11) * q * ux * x + f_r * cr.d_s) + kb / cap_l;
+        b_s = ka * (w(11) * qx * (u - V(1)) * x);
+        c_s[11] = ka * (q * (u - V(1)) * x);
+        c_s[12] = ka * (-w(11) * qy * (u - V(1)) * x);
+        c_s[13] = ka * (w(11) * q * uy * x);
+        c_s[14] = ka * (w(11) * q * (u - V(1)) * x * (V(1) - r));
+        c_s[20] = ka * f_r * cr.d_w20;
+        const V cap_d = -kb * cap / cap_l;  // ∂(S/L)/∂L
+        c_s[17] = cap_d * dv.lapse_cap.grad[17];
+        c_s[18] = cap_d * dv.lapse_cap.grad[18];
+      }
+    }
+    State<T> out;
+    const V lo = V(min_stability()), hi = V(s_max);
+    if (s < lo || s > hi) {
+      out.s = T(s < lo ? lo : hi);
+    } else {
+      out.s.val = s;
+      for (std::size_t i = 0; i < 21; ++i) out.s.grad[i] = a_s * st.s.grad[i] + b_s * st.d.grad[i] + c_s[i];
+    }
+    // Difficulty: d' = clamp(w7 D0(4) + (1 - w7) (D + ΔD (10 - D) / 9), 1, 10), ΔD = -w6 (g - 3).
+    const V delta = -w(6) * V(g - 3);
+    const V damped = D + delta * (V(10) - D) / V(9);
+    const V d0 = dv.d0_easy.val;
+    const V d = w(7) * d0 + (V(1) - w(7)) * damped;
+    if (d < V(1) || d > V(10)) {
+      out.d = T(d < V(1) ? V(1) : V(10));
+    } else {
+      std::array<V, 21> c_d{};
+      c_d[4] = w(7) * dv.d0_easy.grad[4];
+      c_d[5] = w(7) * dv.d0_easy.grad[5];
+      c_d[6] = (V(1) - w(7)) * (-V(g - 3) * (V(10) - D) / V(9));
+      c_d[7] = d0 - damped;
+      const V a_d = (V(1) - w(7)) * (V(1) - delta / V(9));
+      out.d.val = d;
+      for (std::size_t i = 0; i < 21; ++i) out.d.grad[i] = a_d * st.d.grad[i] + c_d[i];
+    }
+    return out;
+  }
+
+ public:
 
   // The step functions on the parameter vector itself (for callers stepping
   // one review at a time); they derive the parameter-only quantities each call.
