@@ -64,6 +64,47 @@ BENCHMARK(BM_step_double);
 BENCHMARK(BM_step_float);
 BENCHMARK(BM_step_dual21);
 
+/// The same review steps as training and prediction run them: the
+/// parameter-only quantities derived once (Fsrs6::derive), then init/next/recall
+/// on the derived struct. On unit-seeded Dual<double, 21> this is the fused
+/// tangent path (value + the whole gradient); `Generic` forces the elementwise
+/// Dual path for comparison.
+template <class T, bool Generic = false>
+void derived_step_loop(benchmark::State& state) {
+  const Fsrs6 model;
+  const auto defaults = model.default_params();
+  std::array<T, 21> w;
+  if constexpr (srs::core::is_dual_v<T>) {
+    for (std::size_t k = 0; k < 21; ++k) w[k] = T::variable(defaults[k], k);
+  } else {
+    for (std::size_t k = 0; k < 21; ++k) w[k] = static_cast<T>(defaults[k]);
+  }
+  auto dv = model.derive(std::span<const T, 21>(w));
+  if constexpr (Generic) dv.seeded = false;
+  const std::vector<Step> seq = steps();
+  for (auto _ : state) {
+    auto st = model.init(dv, seq[0]);
+    T r(0.0f);
+    for (std::size_t k = 1; k < seq.size(); ++k) {
+      st = model.next(dv, st, seq[k]);
+      r = model.recall(dv, st, 5.0);
+    }
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(seq.size() - 1));
+  state.SetLabel("items = review steps (update + recall), parameters derived once");
+}
+void BM_derived_step_double(benchmark::State& s) { derived_step_loop<double>(s); }
+void BM_derived_step_float(benchmark::State& s) { derived_step_loop<float>(s); }
+void BM_derived_step_dual21_fused(benchmark::State& s) { derived_step_loop<Dual<double, 21>>(s); }
+void BM_derived_step_dual21_generic(benchmark::State& s) { derived_step_loop<Dual<double, 21>, true>(s); }
+void BM_derived_step_dual21f_generic(benchmark::State& s) { derived_step_loop<Dual<float, 21>, true>(s); }
+BENCHMARK(BM_derived_step_double);
+BENCHMARK(BM_derived_step_float);
+BENCHMARK(BM_derived_step_dual21_fused);
+BENCHMARK(BM_derived_step_dual21_generic);
+BENCHMARK(BM_derived_step_dual21f_generic);
+
 /// A simulated user of about 10k reviews, preprocessed as for FSRS-6 --short.
 const srs::data::Dataset& user10k() {
   static const srs::data::Dataset ds = [] {
@@ -99,29 +140,39 @@ void BM_predict_user(benchmark::State& state) {
 BENCHMARK(BM_predict_user)->Unit(benchmark::kMillisecond);
 
 /// Train FSRS-6 (S0 fit + 5 epochs) on all rows of the 10k-review user.
+/// Arg 0: reference batching (the default), 1: card-window batching (--fast).
 void BM_train_user(benchmark::State& state) {
   const Fsrs6 model;
   const auto& ds = user10k();
   std::vector<std::size_t> rows(ds.items.size());
   std::iota(rows.begin(), rows.end(), std::size_t{0});
+  srs::optim::TrainOptions opt;
+  if (state.range(0) == 1) opt.batching = srs::optim::Batching::card_window;
   for (auto _ : state) {
-    auto w = srs::optim::train(model, ds, std::span<const std::size_t>(rows));
+    auto w = srs::optim::train(model, ds, std::span<const std::size_t>(rows), {}, opt);
     benchmark::DoNotOptimize(w);
   }
-  state.SetLabel(std::to_string(ds.items.size()) + " training rows");
+  state.SetLabel(std::to_string(ds.items.size()) + " training rows, " +
+                 (state.range(0) == 1 ? "card-window (--fast)" : "reference") + " batching");
 }
-BENCHMARK(BM_train_user)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_user)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 /// The whole per-user protocol of srs-bench (5 folds: train + predict + metrics).
+/// Arg: 0 reference batching, 1 --fast; second arg: fold threads.
 void BM_evaluate_user(benchmark::State& state) {
-  const srs::eval::StandardEvaluator<Fsrs6> ev;
+  srs::eval::EvalOptions eo;
+  if (state.range(0) == 1) eo.train.batching = srs::optim::Batching::card_window;
+  eo.threads = static_cast<unsigned>(state.range(1));
+  const srs::eval::StandardEvaluator<Fsrs6> ev({}, {}, eo);
   const auto& ds = user10k();
   for (auto _ : state) {
     auto r = ev.run(ds);
     benchmark::DoNotOptimize(r);
   }
+  state.SetLabel(std::string(state.range(0) == 1 ? "--fast" : "reference batching") + ", " +
+                 std::to_string(state.range(1)) + " fold thread(s)");
 }
-BENCHMARK(BM_evaluate_user)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_evaluate_user)->Args({0, 1})->Args({1, 1})->Args({0, 2})->Args({1, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

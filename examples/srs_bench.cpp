@@ -18,6 +18,7 @@
 #include <cstdint>     // std::uintmax_t
 #include <cerrno>      // errno, EINTR
 #include <fcntl.h>     // open, O_APPEND
+#include <sys/resource.h>  // getrusage (peak memory)
 #include <map>         // std::map
 #include <optional>    // std::optional
 #include <regex>       // std::regex (shard file names)
@@ -130,7 +131,8 @@ Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
 (name = model + suffixes, e.g. FSRS-6-short), one JSON line with the fields
 user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, ICI, MBE, MAE(calibration)},
 parameters (the last fold's) and calibration (the 40-bin calibration graph);
-the files are sorted by user at the end; srs-report summarizes them. Users with fewer than 6
+the files are sorted by user at the end; srs-report summarizes them. The last line of
+the output counts the users and gives the process's peak memory (resident set). Users with fewer than 6
 evaluation rows are skipped, as in the reference. A user whose data is broken is
 reported on stderr (file, line and column of the problem), the others continue,
 and at the end the failed users are listed again and the exit status is 1.
@@ -479,6 +481,13 @@ bool run_neural_flags(Options& o) {
   if (o.data.empty() && !o.demo) return true;
   o.weights = o.save_weights;  // evaluate from the new weights
   return false;
+}
+
+/// The process's peak resident set size in MiB (getrusage; Linux reports KiB).
+long peak_rss_mib() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return -1;
+  return static_cast<long>(u.ru_maxrss / 1024);
 }
 
 /// A user to evaluate: either files or a simulated log.
@@ -1147,7 +1156,7 @@ int main(int argc, char** argv) {
             << " users: " << jobs.size() - skipped - failures.size() << " evaluated, " << skipped
             << " skipped with fewer than 6 evaluation rows, " << failures.size() << " failed";
   if (opt.resume) std::cout << "; " << resumed.load() << " already in the result files, not run again (--resume)";
-  std::cout << ")\n";
+  std::cout << "; peak memory " << peak_rss_mib() << " MiB)\n";
   if (!failures.empty()) {
     std::fprintf(stderr, "srs-bench: %zu user(s) failed:\n", failures.size());
     for (const auto& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());

@@ -94,6 +94,7 @@ for (const file of files) {
     rs: median(theirs.map((x) => x.seconds)),
     rsCpu: median(theirs.map((x) => x.cpu)),
     fast: median(fast.map((x) => x.seconds)),
+    fastCpu: median(fast.map((x) => x.cpu_seconds)),
     ref: median(ref.map((x) => x.seconds)),
     rsLoss: theirLoss,
     fastLoss: fast[0].logloss,
@@ -103,7 +104,7 @@ for (const file of files) {
     const out = mkdtempSync(path.join(os.tmpdir(), 'srs-compare-'))
     const srsRun = (flags) => {
       const t0 = process.hrtime.bigint()
-      run(bench, ['--data', file, '--model', 'FSRS-6', '--short', ...flags, '--threads', '1', '--quiet', '--overwrite', '--out', out])
+      run(bench, ['--data', file, '--model', 'FSRS-6', '--short', ...flags, '--quiet', '--overwrite', '--out', out])
       return Number(process.hrtime.bigint() - t0) / 1e9
     }
     const cvRs = []
@@ -130,16 +131,18 @@ for (const file of files) {
 
 const pad = (s, n) => String(s).padStart(n)
 console.log('\nFSRS-6 training on all items (in-sample LogLoss, srs\'s FSRS-6 math for both vectors):\n')
-console.log('| dataset | items | fsrs-rs | srs --fast | ratio | srs reference | ratio | LogLoss fsrs-rs | --fast | reference |')
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+console.log('| dataset | items | fsrs-rs | srs --fast | ratio | srs reference | ratio | CPU fsrs-rs | CPU srs --fast | CPU ratio | LogLoss fsrs-rs | --fast | reference |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const r of rows) {
   console.log(
     `| ${r.user} | ${r.items} | ${ms(r.rs)} | ${ms(r.fast)} | ${(r.rs / r.fast).toFixed(1)}× | ${ms(r.ref)} | ` +
-      `${(r.rs / r.ref).toFixed(1)}× | ${r.rsLoss.toFixed(4)} | ${r.fastLoss.toFixed(4)} | ${r.refLoss.toFixed(4)} |`,
+      `${(r.rs / r.ref).toFixed(1)}× | ${ms(r.rsCpu)} | ${ms(r.fastCpu)} | ${(r.rsCpu / r.fastCpu).toFixed(1)}× | ` +
+      `${r.rsLoss.toFixed(4)} | ${r.fastLoss.toFixed(4)} | ${r.refLoss.toFixed(4)} |`,
   )
 }
+console.log('(wall: medians of the calls; CPU: of the process, user + system, during the call)')
 if (cv) {
-  console.log('\n5-fold time-series evaluation (fsrs-rs evaluateWithTimeSeriesSplits in-process; srs: the whole srs-bench process, 1 thread):\n')
+  console.log('\n5-fold time-series evaluation (fsrs-rs evaluateWithTimeSeriesSplits in-process; srs: the whole srs-bench process, default threads (folds in parallel)):\n')
   console.log('| dataset | fsrs-rs | srs-bench --fast | ratio | srs-bench (reference batching) | ratio |')
   console.log('|---|---:|---:|---:|---:|---:|')
   for (const r of rows) {

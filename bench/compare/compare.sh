@@ -17,7 +17,7 @@
 #    N repetitions (default 5), medians, time ratios and both in-sample LogLoss
 #    values; with 5-fold (default; --no-cv skips it, and it is skipped above
 #    200,000 reviews): fsrs-rs evaluateWithTimeSeriesSplits against the whole
-#    `srs-bench --model FSRS-6 --short [--fast] --threads 1` process.
+#    `srs-bench --model FSRS-6 --short [--fast]` process (its folds in parallel).
 set -euo pipefail
 
 BINDING_VERSION=0.5.0
