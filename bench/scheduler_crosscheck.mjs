@@ -17,11 +17,14 @@
 //    0.7, 0.8, 0.9, 0.95, counted when different. fsrs-rs returns the
 //    unrounded f32 interval, rounded here as its simulator does,
 //    clamp(round(x), 1, 36500); ts-fsrs rounds itself (next_interval, fuzz off).
+//  * the peers themselves: ts-fsrs's states and intervals against fsrs-rs's
+//    (the "peers" lines), which shows where the two libraries disagree.
 // PASS: srs::models::Fsrs6's states within 1e-4 relative of both libraries,
 // and each compatibility model's intervals equal to its library's (its states
 // within 1e-4 too). Fsrs6's own interval differences are listed with the
 // library's unrounded interval: they sit at half days, where f32 (fsrs-rs) or
-// 8-decimal (ts-fsrs) rounding tips them.
+// 8-decimal (ts-fsrs) rounding tips them (bench/scheduler_exact.py checks
+// Fsrs6's intervals against 40-digit arithmetic).
 // Conventions of the comparison (README "Embedding in an app"): intervals in
 // whole days, the first review at 0; ts-fsrs driven through its algorithm
 // API (next_state, forgetting_curve, next_interval) with enable_short_term on
@@ -66,7 +69,7 @@ function emptyStats() {
 const fromHalf = (x) => Math.abs(x - Math.floor(x) - 0.5)
 
 /// Compares one srs model's rows with one library's values for one review.
-function record(st, row, lib, nR) {
+function record(st, row, lib, nR, oursLabel = 'srs', libLabel = 'library') {
   st.reviews += 1
   if (lib.R !== null) st.dR = Math.max(st.dR, rel(row[0], lib.R))
   for (let g = 1; g <= 4; ++g) {
@@ -79,7 +82,7 @@ function record(st, row, lib, nR) {
       if (ours !== lib.I[j][g - 1]) {
         st.mismatches += 1
         st.halfDay = Math.max(st.halfDay, fromHalf(lib.raw[j][g - 1]))
-        st.example ??= `${lib.where(g, j)}: srs ${ours}, library ${lib.I[j][g - 1]} (unrounded ${lib.raw[j][g - 1]})`
+        st.example ??= `${lib.where(g, j)}: ${oursLabel} ${ours}, ${libLabel} ${lib.I[j][g - 1]} (unrounded ${lib.raw[j][g - 1]})`
       }
     }
   }
@@ -107,7 +110,14 @@ function compare(file) {
     )
     const tsClipped = ts[0].parameters.w.some((x, k) => x !== w[k])
     // srs's double model against each library, and each compatibility model against its library.
-    const stats = { srsRs: emptyStats(), srsTs: emptyStats(), compatRs: emptyStats(), compatTs: emptyStats() }
+    // The last pair, ts-fsrs against fsrs-rs, is the peers' own agreement (no srs in it).
+    const stats = {
+      srsRs: emptyStats(),
+      srsTs: emptyStats(),
+      compatRs: emptyStats(),
+      compatTs: emptyStats(),
+      peers: emptyStats(),
+    }
     for (const card of cards) {
       let rsState = null
       let tsState = null
@@ -142,6 +152,8 @@ function compare(file) {
         record(stats.srsTs, rows.srs[k], tsLib, nR)
         record(stats.compatRs, rows.rs[k], rsLib, nR)
         record(stats.compatTs, rows.ts[k], tsLib, nR)
+        const tsRow = [null, ...[0, 1, 2, 3].flatMap((i) => [tsLib.S[i], tsLib.D[i]]), ...tsLib.I.flat()]
+        record(stats.peers, tsRow, rsLib, nR, 'ts-fsrs', 'fsrs-rs')
         rsState = rsNext[0][rating - 1].memory
         tsState = tsOut[rating - 1]
       })
@@ -159,17 +171,27 @@ console.log('S, D, R: largest relative difference; ivl≠: next intervals that d
 const cols = (st, withR) =>
   `${fmtE(st.dS)} ${fmtE(st.dD)}${withR ? ` ${fmtE(st.dR)}` : ''} ${String(st.mismatches).padStart(5)}`
 console.log(
-  `${''.padEnd(45)} | ${'srs::models::Fsrs6 (double) vs'.padEnd(62)} | ${'sched::compat models vs their library'.padEnd(62)}`,
+  `${''.padEnd(52)} | ${'srs::models::Fsrs6 (double) vs'.padEnd(62)} | ${'sched::compat models vs their library'.padEnd(62)}`,
 )
 console.log(
-  `${'dataset'.padEnd(26)} ${'params'.padEnd(8)} ${'reviews'.padStart(9)} | ${'fsrs-rs S'.padStart(9)} ${'D'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'ts-fsrs S'.padStart(9)} ${'D'.padStart(9)} ${'R'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'FsrsRsF32 S'.padStart(11)} ${'D'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'TsFsrs S'.padStart(9)} ${'D'.padStart(9)} ${'R'.padStart(9)} ${'ivl≠'.padStart(5)}`,
+  `${'dataset'.padEnd(33)} ${'params'.padEnd(8)} ${'reviews'.padStart(9)} | ${'fsrs-rs S'.padStart(9)} ${'D'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'ts-fsrs S'.padStart(9)} ${'D'.padStart(9)} ${'R'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'FsrsRsF32 S'.padStart(11)} ${'D'.padStart(9)} ${'ivl≠'.padStart(5)} | ${'TsFsrs S'.padStart(9)} ${'D'.padStart(9)} ${'R'.padStart(9)} ${'ivl≠'.padStart(5)}`,
 )
-const total = { srsRs: emptyStats(), srsTs: emptyStats(), compatRs: emptyStats(), compatTs: emptyStats() }
+const total = {
+  srsRs: emptyStats(),
+  srsTs: emptyStats(),
+  compatRs: emptyStats(),
+  compatTs: emptyStats(),
+  peers: emptyStats(),
+}
 for (const file of files) {
   const { dataset, results } = compare(file)
   for (const { name, stats, tsClipped, fit } of results) {
     console.log(
-      `${dataset.slice(0, 26).padEnd(26)} ${name.padEnd(8)} ${String(stats.srsRs.reviews).padStart(9)} | ${cols(stats.srsRs, false)} | ${cols(stats.srsTs, true)} | ${fmtE(stats.compatRs.dS).padStart(11)} ${fmtE(stats.compatRs.dD)} ${String(stats.compatRs.mismatches).padStart(5)} | ${cols(stats.compatTs, true)}`,
+      `${dataset.slice(0, 33).padEnd(33)} ${name.padEnd(8)} ${String(stats.srsRs.reviews).padStart(9)} | ${cols(stats.srsRs, false)} | ${cols(stats.srsTs, true)} | ${fmtE(stats.compatRs.dS).padStart(11)} ${fmtE(stats.compatRs.dD)} ${String(stats.compatRs.mismatches).padStart(5)} | ${cols(stats.compatTs, true)}`,
+    )
+    const p = stats.peers
+    console.log(
+      `${''.padEnd(52)} | peers: ts-fsrs vs fsrs-rs S ${fmtE(p.dS)} D ${fmtE(p.dD)} ivl≠ ${String(p.mismatches).padStart(5)}`,
     )
     if (name === 'fitted' && fit.clipped.length) console.log(`  fitted parameters clipped: ${fit.clipped.join(', ')}`)
     if (tsClipped) console.log('  note: ts-fsrs clipped these parameters further')
@@ -191,6 +213,7 @@ console.log(line('srs Fsrs6 vs fsrs-rs ', t.srsRs, false))
 console.log(line('srs Fsrs6 vs ts-fsrs ', t.srsTs, true))
 console.log(line('compat::FsrsRsF32 vs fsrs-rs', t.compatRs, false))
 console.log(line('compat::TsFsrs vs ts-fsrs   ', t.compatTs, true))
+console.log(line('peers: ts-fsrs vs fsrs-rs  ', t.peers, false))
 const statesOk = Math.max(t.srsRs.dS, t.srsRs.dD, t.srsTs.dS, t.srsTs.dD, t.srsTs.dR) <= 1e-4
 const compatOk =
   Math.max(t.compatRs.dS, t.compatRs.dD, t.compatTs.dS, t.compatTs.dD, t.compatTs.dR) <= 1e-4 &&

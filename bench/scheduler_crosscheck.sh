@@ -17,8 +17,9 @@
 #    sched::compat::FsrsRsF32 and TsFsrs), fsrs-rs and ts-fsrs, with FSRS-6's
 #    defaults and with srs's fit of the dataset, and prints the largest
 #    relative differences of the states and retrievabilities and the number of
-#    different next intervals (see bench/scheduler_crosscheck.mjs). Exit status
-#    0 on PASS.
+#    different next intervals, and the same between the two libraries (see
+#    bench/scheduler_crosscheck.mjs). Exit status 0 on PASS. Results: README,
+#    "Agreement with fsrs-rs and ts-fsrs".
 set -euo pipefail
 
 TS_FSRS_VERSION=5.4.2   # FSRS-6, default_w = the benchmark's defaults
@@ -31,7 +32,7 @@ real="${SRS_REAL_DATA_DIR:-$repo/../shared/data/real}"
 files=()
 while (($#)); do
   case "$1" in
-    -h|--help) sed -n '3,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) files+=("$1"); shift ;;
   esac
 done

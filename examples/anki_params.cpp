@@ -15,11 +15,13 @@
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection, CollectionOptions
 #include <srs/sched/fit.hpp>        // srs::sched::fit
 
+#include <srs/core/error.hpp>         // srs::UsageError
 #include <srs/data/preprocess.hpp>    // srs::data::preprocess
 #include <srs/eval/calibration.hpp>   // srs::eval::CalibrationGraph
 #include <srs/eval/evaluator.hpp>     // srs::eval::StandardEvaluator
 #include <srs/models/fsrs.hpp>        // srs::models::Fsrs6
 
+#include <cstdint>  // std::int32_t
 #include <cstdio>   // std::printf, std::fprintf
 #include <cstdlib>  // std::strtol
 #include <string>   // std::string
@@ -30,26 +32,28 @@ int main(int argc, char** argv) try {
     return 2;
   }
   srs::anki::CollectionOptions options;
-  for (int k = 2; k + 1 < argc; k += 2) {
+  for (int k = 2; k < argc; k += 2) {
     const std::string flag = argv[k];
-    const auto value = static_cast<std::int32_t>(std::strtol(argv[k + 1], nullptr, 10));
-    options.day_mode = srs::anki::DayBoundary::Mode::rollover;
-    if (flag == "--rollover") {
-      options.rollover_hour = value;
-    } else if (flag == "--utc-offset") {
-      options.utc_offset_minutes = value;
-    } else {
-      throw srs::UsageError("unknown argument " + flag);
-    }
+    if (flag != "--rollover" && flag != "--utc-offset") throw srs::UsageError("unknown argument '" + flag + "'");
+    if (k + 1 == argc) throw srs::UsageError(flag + " needs a value");
+    char* end = nullptr;
+    const long value = std::strtol(argv[k + 1], &end, 10);
+    if (end == argv[k + 1] || *end != '\0' || value < -1440 || value > 1440)
+      throw srs::UsageError(flag + ": '" + argv[k + 1] + "' is not a whole number of hours / minutes");
+    options.day_mode = srs::anki::DayBoundary::Mode::rollover;  // checked by read_collection
+    (flag == "--rollover" ? options.rollover_hour : options.utc_offset_minutes) = static_cast<std::int32_t>(value);
   }
 
   // [anki]
   const srs::anki::Collection c = srs::anki::read_collection(argv[1], options);
   const srs::sched::FitResult<21> fitted = srs::sched::fit(c.revlog);
   // [anki]
-  std::printf("%s: schema %d, %zu reviews of %zu cards (rollover %d h, created at UTC%+d min)\n", argv[1],
-              c.schema_version, c.revlog.rows.size(), c.info.card_ids.size(), c.rollover_hour,
-              c.creation_offset_minutes);
+  const bool from_creation = c.days.mode == srs::anki::DayBoundary::Mode::creation_time;
+  std::printf("%s: schema %d, %zu reviews of %zu cards; days start at %d h, UTC%+d min (%s)\n", argv[1],
+              c.schema_version, c.revlog.rows.size(), c.info.card_ids.size(),
+              from_creation ? c.rollover_hour : c.days.rollover_hour,
+              from_creation ? c.creation_offset_minutes : c.days.utc_offset_minutes,
+              from_creation ? "the collection's creation time" : "given");
   std::printf("FSRS-6 parameters (%s, %zu items):\n ", srs::sched::outcome_name(fitted.outcome), fitted.items);
   for (double x : fitted.params) std::printf(" %.4f", x);
   std::printf("\n");
@@ -72,6 +76,10 @@ int main(int argc, char** argv) try {
                 cal.bins[b].mean_y);
   }
   return 0;
+} catch (const srs::UsageError& e) {
+  std::fprintf(stderr, "anki_params: %s\nusage: anki_params collection.anki2 [--rollover H] [--utc-offset MINUTES]\n",
+               e.what());
+  return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "anki_params: %s\n", e.what());
   return 1;

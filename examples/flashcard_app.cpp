@@ -5,39 +5,50 @@
 // next due day, and the four outcomes of the most overdue card.
 //
 //   flashcard_app                # a review log simulated here (60 days, 20 cards a day)
-//   flashcard_app reviews.csv    # the app's log: card_id,time_ms,rating (header line, any order of rows)
+//   flashcard_app reviews.csv    # the app's log: card_id,time_ms,rating[,...] (header line, rows in any order)
 //
 // The day boundary is the app's: a new day starts at 04:00 local time, here UTC+1.
 #include <srs/sched/fit.hpp>        // srs::sched::fit, FitOptions, Review, revlog_from_reviews
 #include <srs/sched/scheduler.hpp>  // srs::sched::memory_state, retrievability, next_interval, next_states
 
+#include <srs/core/error.hpp>  // srs::InputError
 #include <srs/data/revlog.hpp>  // srs::data::Revlog
 #include <srs/models/fsrs.hpp>  // srs::models::Fsrs6
 
 #include <algorithm>  // std::sort, std::min
 #include <atomic>     // std::atomic
+#include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t, std::uint64_t
 #include <cstdio>     // std::printf, std::fprintf
 #include <fstream>    // std::ifstream
 #include <map>        // std::map
+#include <optional>   // std::nullopt
 #include <sstream>    // std::istringstream
-#include <string>     // std::string, std::getline
+#include <string>     // std::string, std::getline, std::char_traits
 #include <vector>     // std::vector
 
 namespace {
 
-/// The app's log from a CSV file card_id,time_ms,rating.
+/// The app's log from a CSV file whose first three columns are card_id,time_ms,rating
+/// (a header line; more columns are ignored, so an Anki export revlog_anki.csv
+/// -- card_id,review_time,review_rating,... -- reads as it is).
+/// @throws srs::InputError naming the file and line of the first bad row
 std::vector<srs::sched::Review> load_reviews(const char* path) {
   std::ifstream in(path);
-  if (!in) throw srs::UsageError(std::string("cannot read ") + path);
+  if (!in) throw srs::InputError(path, 0, "", "cannot open the file");
   std::vector<srs::sched::Review> out;
   std::string line;
   std::getline(in, line);  // header
-  while (std::getline(in, line)) {
+  for (std::size_t number = 2; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
     srs::sched::Review r;
     char comma1 = 0, comma2 = 0;
     std::istringstream f(line);
-    if (f >> r.card_id >> comma1 >> r.time_ms >> comma2 >> r.rating) out.push_back(r);
+    if (!(f >> r.card_id >> comma1 >> r.time_ms >> comma2 >> r.rating) || comma1 != ',' || comma2 != ',' ||
+        (f.peek() != ',' && f.peek() != std::char_traits<char>::eof()))
+      throw srs::InputError(path, number, "", "expected card_id,time_ms,rating, got '" + line + "'");
+    out.push_back(r);
   }
   return out;
 }
@@ -126,7 +137,7 @@ int main(int argc, char** argv) try {
   }
   // [schedule]
   std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) { return a.due_day < b.due_day; });
-  std::printf("today is day %d; next due cards:\n", today);
+  std::printf("today is day %d; the first due cards, most overdue first:\n", today);
   for (std::size_t k = 0; k < std::min<std::size_t>(5, due.size()); ++k)
     std::printf("  card %lld due on day %d, P(recall) today %.3f\n", static_cast<long long>(due[k].card),
                 due[k].due_day, due[k].recall_now);

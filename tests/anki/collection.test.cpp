@@ -22,14 +22,27 @@
 //     with the creation offset (kanjiplot: rollover 4, UTC+120; ASproson: 4, 0);
 //   * srs-bench --data collection.anki2 --model FSRS-6 --short writes the same
 //     result line as on the CSV; --partitions deck runs on a collection;
-//   * data::discover_users and user_from_path on collection files.
+//   * srs-bench on a directory of users (<user>.anki2, <user>/collection.anki2,
+//     <user>/revlogs.csv): a corrupt collection, one of an unsupported schema
+//     version and an SQLite file that is no collection each fail their user
+//     with the file and the problem named; the CSV user is evaluated; exit 1;
+//   * data::discover_users and user_from_path on collection files;
+//   * examples/anki_params: usage errors (exit 2), a missing file (exit 1, named);
+//     on the shared kanjiplot collection the parameters of sched::fit, the
+//     benchmark's evaluation (eval::StandardEvaluator) and the calibration
+//     table; another day boundary changes the parameters.
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection, CollectionOptions, Collection
 
 #include <srs/anki/revlog_builder.hpp>  // srs::anki::DayBoundary, RevlogEntry, build_revlog
 #include <srs/core/error.hpp>           // srs::InputError
-#include <srs/data/csv.hpp>             // srs::data::read_revlog_csv
+#include <srs/data/csv.hpp>             // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/discover.hpp>        // srs::data::discover_users, user_from_path, is_anki_collection
 #include <srs/data/revlog.hpp>          // srs::data::Revlog, RevlogRow
+#include <srs/data/synthetic.hpp>       // srs::data::simulate_user, SimulationOptions
+#include <srs/data/preprocess.hpp>      // srs::data::preprocess
+#include <srs/eval/evaluator.hpp>       // srs::eval::StandardEvaluator, UserResult
+#include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
+#include <srs/sched/fit.hpp>            // srs::sched::fit
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -38,6 +51,7 @@
 
 #include <array>        // std::array
 #include <cstdint>      // std::int64_t, std::uint64_t
+#include <cstdio>       // std::snprintf
 #include <cstdlib>      // std::system
 #include <filesystem>   // std::filesystem
 #include <fstream>      // std::ifstream, std::ofstream
@@ -455,6 +469,112 @@ TEST_CASE("importing broken or foreign files raises InputError naming the file")
     const std::string m = message(p);
     INFO(m);
     CHECK((m.find("corrupt") != std::string::npos || m.find("not an SQLite database") != std::string::npos));
+  }
+}
+
+TEST_CASE("srs-bench on a directory of collections: each broken one named, the other users evaluated, exit 1") {
+  TempDir tmp;
+  const fs::path data = tmp.path / "data";
+  fs::create_directories(data / "wrong");
+  fs::create_directories(data / "good");
+  {
+    srs::data::SimulationOptions so;
+    so.days = 60;
+    so.seed = 11;
+    srs::data::write_revlog_csv(data / "good" / "revlogs.csv", srs::data::simulate_user(so, "good"));
+  }
+  make_schema11(data / "wrong" / "collection.anki2", 10);  // an unsupported schema version
+  {
+    Db db(data / "foreign.anki2");  // an SQLite database that is not an Anki collection
+    db.exec("CREATE TABLE col (crt integer, ver integer)");
+    db.exec("INSERT INTO col VALUES (1, 18)");
+  }
+  {
+    const fs::path p = data / "corrupt.anki2";  // a collection whose schema page is overwritten
+    make_schema18(p);
+    std::string bytes = read_file(p);
+    REQUIRE(bytes.size() > 8192);
+    for (std::size_t k = 100; k < 3000; ++k) bytes[k] = static_cast<char>(0xA5);
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  const fs::path err = tmp.path / "err";
+  const int status = run(sh_quote(SRS_BENCH_EXE) + " --data " + sh_quote(data.string()) + " --out " +
+                         sh_quote((tmp.path / "out").string()) +
+                         " --model FSRS-6 --short --threads 1 --quiet >/dev/null 2>" + sh_quote(err.string()));
+  CHECK(status == 1);
+  const std::string e = read_file(err);
+  INFO(e);
+  // The summary at the end: one line per failed user, "  user U: FILE: what is wrong".
+  auto reported = [&](const std::string& user, const fs::path& file, const std::string& why) {
+    CAPTURE(user);
+    const std::size_t at = e.find("  user " + user + ": " + file.string() + ": ");
+    REQUIRE(at != std::string::npos);
+    CHECK(e.substr(at, e.find('\n', at) - at).find(why) != std::string::npos);
+  };
+  CHECK(e.find("srs-bench: 3 user(s) failed:") != std::string::npos);
+  reported("wrong", data / "wrong" / "collection.anki2", "unsupported Anki collection schema version 10");
+  reported("foreign", data / "foreign.anki2", "not an Anki collection: it has no table 'revlog'");
+  reported("corrupt", data / "corrupt.anki2", "corrupt");
+  // The good user was evaluated all the same.
+  CHECK(read_file(tmp.path / "out" / "FSRS-6-short.jsonl").find("\"user\": \"good\"") != std::string::npos);
+}
+
+TEST_CASE("anki_params prints a collection's trained parameters and calibration") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "out", err = tmp.path / "err";
+  auto params = [&](const std::string& args) {
+    return run(sh_quote(SRS_ANKI_PARAMS_EXE) + " " + args + " >" + sh_quote(out.string()) + " 2>" +
+               sh_quote(err.string()));
+  };
+  auto formatted = [](const std::array<double, 21>& w) {
+    std::string s = " ";
+    for (double x : w) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " %.4f", x);
+      s += buf;
+    }
+    return s;
+  };
+  SUBCASE("usage errors: exit 2") {
+    const fs::path file = tmp.path / "c.anki2";
+    make_schema18(file);
+    CHECK(params("") == 2);
+    CHECK(params(sh_quote(file.string()) + " --rollover") == 2);
+    CHECK(read_file(err).find("--rollover needs a value") != std::string::npos);
+    CHECK(params(sh_quote(file.string()) + " --rollover 4h") == 2);
+    CHECK(params(sh_quote(file.string()) + " --rollover 24") == 2);  // read_collection's check
+    CHECK(params(sh_quote(file.string()) + " --days 3") == 2);
+    CHECK(read_file(err).find("unknown argument '--days'") != std::string::npos);
+    CHECK(params(sh_quote((tmp.path / "missing.anki2").string())) == 1);
+    CHECK(read_file(err).find((tmp.path / "missing.anki2").string() + ": no such file") != std::string::npos);
+  }
+  SUBCASE("the shared schema-11 collection") {
+    const fs::path file = real / "IllDepence_kanjiplot" / "collection.anki2";
+    if (!fs::exists(file)) {
+      MESSAGE("skipped: " << real << " not found");
+      return;
+    }
+    REQUIRE(params(sh_quote(file.string())) == 0);
+    const std::string text = read_file(out);
+    INFO(text);
+    CHECK(text.find(": schema 11, 6111 reviews of 1011 cards; days start at 4 h, UTC+120 min (the collection's "
+                    "creation time)\n") != std::string::npos);
+    const auto fitted = srs::sched::fit(anki::read_collection(file).revlog);
+    CHECK(text.find("FSRS-6 parameters (trained, " + std::to_string(fitted.items) + " items):\n" +
+                    formatted(fitted.params) + "\n") != std::string::npos);
+    // The evaluation is the benchmark's (srs-bench --short on the CSV gives the same).
+    const srs::eval::UserResult r = srs::eval::StandardEvaluator<srs::models::Fsrs6>{}.run(
+        srs::data::preprocess(anki::read_collection(file).revlog, {.short_term = true}));
+    char line[160];
+    std::snprintf(line, sizeof line, "%zu evaluated reviews: LogLoss %.4f, RMSE(bins) %.4f, AUC %.4f\n", r.size,
+                  r.metric("LogLoss").value_or(-1), r.metric("RMSE(bins)").value_or(-1), r.metric("AUC").value_or(-1));
+    CHECK(r.size > 3000);
+    CHECK(text.find(line) != std::string::npos);
+    CHECK(text.find("calibration (predicted vs observed recall; MAE ") != std::string::npos);
+    // With a day boundary of its own (noon UTC, amid this user's reviews) the days, and so the parameters, change.
+    REQUIRE(params(sh_quote(file.string()) + " --rollover 12 --utc-offset 0") == 0);
+    CHECK(read_file(out).find("days start at 12 h, UTC+0 min (given)\n") != std::string::npos);
+    CHECK(read_file(out).find(formatted(fitted.params)) == std::string::npos);
   }
 }
 

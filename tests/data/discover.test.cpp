@@ -292,3 +292,24 @@ TEST_CASE("discover: table_locations says where the tables are looked for") {
   CHECK_FALSE(table_locations("/d/other/user_id=7/data.csv"));  // not under revlogs/
   CHECK_FALSE(table_locations("/d/revlogs/x/data.csv"));        // not a user_id= folder
 }
+
+TEST_CASE("discover: Anki collections in a directory") {
+  const TempTree t;
+  t.file("alice.anki2", "");
+  t.file("bob/collection.anki2", "");
+  t.file("carol/collection.anki21", "");
+  t.file("dave/revlogs.csv");
+  t.file("dave/collection.anki2", "");  // the same user's collection beside its CSV: the CSV is the user
+  t.file("erin/notes.anki2", "");       // only collection.anki2 / .anki21 in a user folder
+  const auto users = discover_users(t.root);
+  CHECK(ids(users) == std::vector<std::string>{"alice", "bob", "carol", "dave"});
+  REQUIRE(users.size() == 4);
+  CHECK(users[0].revlogs == t.root / "alice.anki2");
+  CHECK(users[1].revlogs == t.root / "bob" / "collection.anki2");
+  CHECK(users[2].revlogs == t.root / "carol" / "collection.anki21");
+  CHECK(users[3].revlogs == t.root / "dave" / "revlogs.csv");
+  SUBCASE("a folder holding collection.anki2 is that one user") {
+    CHECK(ids(discover_users(t.root / "bob")) == std::vector<std::string>{"bob"});
+    CHECK(discover_users(t.root / "bob")[0].revlogs == t.root / "bob" / "collection.anki2");
+  }
+}

@@ -12,7 +12,8 @@
 //     least 20, removed smallest-first, ties shortest interval first; groups
 //     under 6 items or beyond 100 / 365 days); fewer than 8 items -> defaults;
 //     fewer than 64 -> the S0 fit only (w4.. the defaults); otherwise trained,
-//     w0..w3 monotone after the re-smoothing;
+//     w0..w3 monotone after the re-smoothing; items longer than max_reviews
+//     count for those thresholds but are not trained on;
 //   * revlog_from_reviews: the builder's rules on an app's (card, time,
 //     rating) reviews, day offsets from the rollover hour and UTC offset.
 #include <srs/sched/fit.hpp>  // srs::sched::fit, FitOptions, FitResult, Cancelled, revlog_from_reviews
@@ -25,6 +26,7 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
+#include <algorithm>  // std::max
 #include <array>    // std::array
 #include <atomic>   // std::atomic
 #include <cstddef>  // std::size_t
@@ -32,6 +34,7 @@
 #include <numeric>  // std::iota
 #include <set>      // std::set
 #include <span>     // std::span
+#include <string>   // std::string
 #include <thread>   // std::thread
 #include <utility>  // std::pair
 #include <vector>   // std::vector
@@ -218,6 +221,31 @@ TEST_CASE("fit with fsrs-rs's compute_parameters rules") {
     CHECK(r.params[0] <= r.params[1]);
     CHECK(r.params[1] <= r.params[2]);
     CHECK(r.params[2] <= r.params[3]);
+  }
+  SUBCASE("items with more than max_reviews reviews count but are not trained on") {
+    const data::Revlog log = simulated(150);
+    data::PreprocessOptions pre;
+    pre.short_term = true;  // fit()'s preprocessing with the fsrs_rs rules
+    pre.outlier_filter = false;
+    pre.max_seq_len = std::size_t{1} << 30;
+    pre.min_rows = 0;
+    const data::Dataset ds = data::preprocess(log, pre);
+    std::size_t longest = 0;
+    for (const data::Item& it : ds.items) longest = std::max(longest, it.hist_len + 1);
+    REQUIRE(longest > 6);
+    opt.max_reviews = longest;  // nothing dropped: the same as no limit
+    const auto all = sched::fit(log, opt);
+    opt.max_reviews = std::size_t{1} << 30;
+    CHECK(sched::fit(log, opt).params == all.params);
+    opt.max_reviews = 6;  // the long items go, after the item-count thresholds
+    const auto short_only = sched::fit(log, opt);
+    CHECK(short_only.outcome == sched::FitOutcome::trained);
+    CHECK(short_only.items == all.items);
+    CHECK(short_only.params != all.params);
+    opt.max_reviews = 1;  // every item has at least 2 reviews
+    const auto none = sched::fit(log, opt);
+    CHECK(none.outcome == sched::FitOutcome::defaults);
+    CHECK(none.reason.find("more than 1 reviews") != std::string::npos);
   }
 }
 

@@ -7,8 +7,11 @@
 ///   <user>.csv                       a flat folder of per-user files
 ///   <user>/revlogs.csv               one folder per user (cards.csv etc. may sit beside it)
 ///   revlogs/user_id=<user>/data.csv  the anki-revlogs-10k partition layout, as CSV
+///   <user>.anki2, <user>.anki21      Anki collections (imported by the optional `anki` component)
+///   <user>/collection.anki2          a user's Anki collection (or .anki21), when there is no <user>/revlogs.csv
 ///
-/// A directory that itself holds `revlogs.csv` is one user's folder: that user
+/// A directory that itself holds `revlogs.csv` (or, without it, `collection.anki2` / `.anki21`) is one user's
+/// folder: that user
 /// (named after the folder), and its other files (cards.csv, decks.csv, an
 /// Anki export such as revlog_anki.csv) are not users. Elsewhere, top-level
 /// `cards.csv` and `decks.csv` (tables of the same dataset) are not users; hidden entries (names starting with '.') and
@@ -170,6 +173,13 @@ inline void add_partition_users(const std::filesystem::path& partitions, std::ve
   }
 }
 
+/// `<dir>/collection.anki2` or, failing that, `<dir>/collection.anki21` if it is a file; else empty.
+inline std::filesystem::path collection_in(const std::filesystem::path& dir) {
+  for (const char* name : {"collection.anki2", "collection.anki21"})
+    if (is_file(dir / name)) return dir / name;
+  return {};
+}
+
 }  // namespace detail
 
 /// The user id of a revlogs CSV file: its stem (`alice.csv` -> alice), except
@@ -226,6 +236,9 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
   // shared dataset layouts): that one user; its other files (cards.csv,
   // decks.csv, an Anki export ...) are not users.
   if (detail::is_file(data / "revlogs.csv")) return {make_user_source(detail::folder_name(data), data / "revlogs.csv")};
+  // Likewise a folder holding an Anki collection (and no revlogs.csv).
+  if (const fs::path c = detail::collection_in(data); !c.empty())
+    return {make_user_source(detail::folder_name(data), c)};
 
   std::vector<UserSource> users;
   try {
@@ -234,10 +247,18 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
       if (detail::is_hidden(p)) continue;
       const std::string name = p.filename().string();
       if (detail::is_file(p)) {
+        if (is_anki_collection(p)) {
+          users.push_back(make_user_source(p.stem().string(), p));
+          continue;
+        }
         if (p.extension() != ".csv" || name == "cards.csv" || name == "decks.csv") continue;
         users.push_back(make_user_source(p.stem().string(), p));
       } else if (detail::is_folder(p)) {
-        if (detail::is_file(p / "revlogs.csv")) users.push_back(make_user_source(name, p / "revlogs.csv"));
+        if (detail::is_file(p / "revlogs.csv")) {
+          users.push_back(make_user_source(name, p / "revlogs.csv"));
+        } else if (const fs::path c = detail::collection_in(p); !c.empty()) {
+          users.push_back(make_user_source(name, c));
+        }
         if (name == "revlogs") detail::add_partition_users(p, users);
       }
     }
@@ -246,8 +267,10 @@ inline std::vector<UserSource> discover_users(const std::filesystem::path& data)
   }
 
   if (users.empty())
-    throw UsageError("no users found in " + data.string() +
-                     "; expected <user>.csv, <user>/revlogs.csv or revlogs/user_id=<user>/data.csv");
+    throw UsageError(
+        "no users found in " + data.string() +
+        "; expected <user>.csv, <user>/revlogs.csv or revlogs/user_id=<user>/data.csv (or Anki collections "
+        "<user>.anki2, <user>/collection.anki2)");
   std::sort(users.begin(), users.end(), [](const UserSource& a, const UserSource& b) {
     if (a.user != b.user) return detail::user_id_less(a.user, b.user);
     return a.revlogs < b.revlogs;

@@ -27,8 +27,11 @@
 ///    than 8 items → the defaults; fewer than 64 items, or only first long-term
 ///    items → the initial-stability fit only; after training, w0..w3 are
 ///    smoothed again (monotone in the rating, missing ratings filled, as the
-///    S0 fit does) with the first-rating counts. fsrs-rs always weights items
-///    by recency: set FitOptions::recency to do the same.
+///    S0 fit does) with the first-rating counts; items with more than
+///    FitOptions::max_reviews reviews (history + the current one; fsrs-rs's
+///    TrainingConfig::max_seq_len, 256) count for these thresholds and the
+///    recency weights but are not trained on. fsrs-rs always weights items by
+///    recency: set FitOptions::recency to do the same.
 ///
 /// Lack of data never throws: the result says what was done (FitOutcome) and
 /// why (FitResult::reason), and falls back to the defaults or to the S0 fit as
@@ -105,6 +108,9 @@ struct FitOptions {
   /// If set, polled at the same points: true cancels (fit throws Cancelled).
   /// May be set from any thread.
   const std::atomic<bool>* cancel = nullptr;
+  /// FitRules::fsrs_rs only: items with more reviews than this (history + the
+  /// current one) are not trained on (fsrs-rs's TrainingConfig::max_seq_len).
+  std::size_t max_reviews = 256;
 };
 
 /// The result of fit().
@@ -231,7 +237,7 @@ FitResult<M::num_params> fit(const M& model, const data::Revlog& log, const FitO
   pre.min_rows = 0;
   if (opt.rules == FitRules::fsrs_rs) {
     pre.outlier_filter = false;
-    pre.max_seq_len = std::size_t{1} << 30;  // fsrs-rs keeps every review of a card
+    pre.max_seq_len = std::size_t{1} << 30;  // fsrs-rs keeps every review of a card (long items: see below)
   }
   data::Dataset ds;
   try {
@@ -288,7 +294,23 @@ FitResult<M::num_params> fit(const M& model, const data::Revlog& log, const FitO
     out.reason = "no reviews to train on after preprocessing";
     return out;
   }
-  const std::vector<double> weights = opt.recency ? eval::recency_weights(rows.size()) : std::vector<double>{};
+  std::vector<double> weights = opt.recency ? eval::recency_weights(rows.size()) : std::vector<double>{};
+  if (opt.rules == FitRules::fsrs_rs && to.mode == optim::TrainMode::full) {
+    // compute_parameters drops the long items after weighting them, just before training.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (ds.items[rows[k]].hist_len + 1 > opt.max_reviews) continue;
+      rows[kept] = rows[k];
+      if (!weights.empty()) weights[kept] = weights[k];
+      ++kept;
+    }
+    rows.resize(kept);
+    if (!weights.empty()) weights.resize(kept);
+    if (rows.empty()) {
+      out.reason = "every item has more than " + std::to_string(opt.max_reviews) + " reviews";
+      return out;
+    }
+  }
   std::array<double, N> w = out.params;
   try {
     w = optim::train(model, ds, std::span<const std::size_t>(rows), std::span<const double>(weights), to);
