@@ -296,9 +296,9 @@ struct LstmPass {
     const Mat20 x0 = lin3.forward(w, O::w3, n0.forward(lin0.forward(w, O::w0, b.x), w + O::ln0, nullptr));
     const Mat20 x1 = x0 + lstm1.forward(w, O::l1, n1.forward(x0, w + O::ln1, nullptr), b.offset);
     const Mat20 x2 = x1 + lstm2.forward(w, O::l2, n2.forward(x1, w + O::ln2, w + O::ln2b), b.offset);
-    const Mat20 x3 =
-        x2 + lin74.forward(w, O::w74, n4.forward(lin71.forward(w, O::w71, n3.forward(x2, w + O::ln3, nullptr)),
-                                                 w + O::ln4, nullptr));
+    const Mat20 x3 = x2 + lin74.forward(w, O::w74,
+                                        n4.forward(lin71.forward(w, O::w71, n3.forward(x2, w + O::ln3, nullptr)),
+                                                   w + O::ln4, nullptr));
     phi = lin9.forward(w, O::w9, n5.forward(x3, w + O::ln5, nullptr));
   }
 
@@ -309,7 +309,8 @@ struct LstmPass {
     const Mat20 dx2 = dx3 + n3.backward(lin71.backward(w, O::w71, d71, grad), w + O::ln3, grad + O::ln3, nullptr);
     const Mat20 dx1 =
         dx2 + n2.backward(lstm2.backward(w, O::l2, dx2, b.offset, grad), w + O::ln2, grad + O::ln2, grad + O::ln2b);
-    const Mat20 dx0 = dx1 + n1.backward(lstm1.backward(w, O::l1, dx1, b.offset, grad), w + O::ln1, grad + O::ln1, nullptr);
+    const Mat20 dx0 =
+        dx1 + n1.backward(lstm1.backward(w, O::l1, dx1, b.offset, grad), w + O::ln1, grad + O::ln1, nullptr);
     const Mat20 dl0 = n0.backward(lin3.backward(w, O::w3, dx0, grad), w + O::ln0, grad + O::ln0, nullptr);
     lin0.backward(w, O::w0, dl0, grad, false);
   }
@@ -571,7 +572,9 @@ struct Lstm : NeuralBase<Lstm, 8869> {
   /// PretrainOptions defaults for the LSTM: 1000 cycles over the users (the
   /// reference's 100,000 outer steps over 100 users), inner batches of 16,384.
   PretrainOptions pretraining() const {
-    return {.epochs = 1000, .batch_size = reptile.batch_size, .lr = reptile.outer_lr,
+    return {.epochs = 1000,
+            .batch_size = reptile.batch_size,
+            .lr = reptile.outer_lr,
             .weight_decay = reptile.outer_weight_decay};
   }
 
@@ -643,7 +646,8 @@ struct Lstm : NeuralBase<Lstm, 8869> {
         std::fill(grad.begin(), grad.end(), 0.0);
         const double loss = net.batch_loss(std::span<const double, N>(learner.data(), N), b, grad.data());
         for (std::size_t k = 0; k < N; ++k) grad[k] += 2.0 * ro.reg_scale * (learner[k] - theta[k]);
-        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N), "in Reptile step " + std::to_string(it));
+        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N),
+                                "in Reptile step " + std::to_string(it));
         detail::clip_grad_norm(grad, ro.clip_norm);
         detail::adamw_step<N>(inner, *inner_state, ls, gs, lr, ro.inner_weight_decay);
         recent_loss += loss;

@@ -155,13 +155,13 @@ struct PretrainOptions {
 /// model keeps besides them (the LSTM's input normalisation buffers and its
 /// inner optimiser's second moments).
 struct NeuralWeights {
-  std::string model;          ///< the model's name ("GRU-P")
+  std::string model;           ///< the model's name ("GRU-P")
   std::vector<double> params;  ///< the parameter vector, in the model's layout
   /// Non-trained state by name (LSTM: input_mean, input_std).
   std::vector<std::pair<std::string, std::vector<double>>> buffers;
-  long optimizer_step = 0;                  ///< AdamW steps taken by the saved optimiser (LSTM)
+  long optimizer_step = 0;                   ///< AdamW steps taken by the saved optimiser (LSTM)
   std::vector<double> optimizer_exp_avg_sq;  ///< its second moments (empty: none saved)
-  srs::detail::json::Object info;           ///< how the weights were made (free-form, written as "pretraining")
+  srs::detail::json::Object info;            ///< how the weights were made (free-form, written as "pretraining")
 
   /// The buffer named `name`, or null.
   const std::vector<double>* buffer(std::string_view name) const {
@@ -267,9 +267,8 @@ inline void init_orthogonal(std::span<double> out, std::size_t rows, std::size_t
   }
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) {
-      out[i * cols + j] =
-          wide ? q(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i))
-               : q(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+      out[i * cols + j] = wide ? q(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i))
+                               : q(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
     }
   }
 }
@@ -384,7 +383,8 @@ inline std::vector<SeqSource> make_sources(std::span<const RowRef> rows, std::si
 /// Sequences stably sorted by length and cut into groups of at least
 /// `batch_size` targets (the last group may be smaller).
 inline std::vector<std::vector<SeqSource>> group_sources(std::vector<SeqSource> sources, std::size_t batch_size) {
-  std::stable_sort(sources.begin(), sources.end(), [](const SeqSource& a, const SeqSource& b) { return a.len < b.len; });
+  std::stable_sort(sources.begin(), sources.end(),
+                   [](const SeqSource& a, const SeqSource& b) { return a.len < b.len; });
   std::vector<std::vector<SeqSource>> groups;
   std::size_t count = 0;
   for (SeqSource& s : sources) {
@@ -481,7 +481,8 @@ template <std::size_t N>
 void check_finite(double loss, std::span<const double, N> grad, const std::string& where) {
   if (!std::isfinite(loss)) throw NumericalError("non-finite training loss " + where);
   for (std::size_t k = 0; k < N; ++k) {
-    if (!std::isfinite(grad[k])) throw NumericalError("non-finite gradient of parameter " + std::to_string(k) + " " + where);
+    if (!std::isfinite(grad[k]))
+      throw NumericalError("non-finite gradient of parameter " + std::to_string(k) + " " + where);
   }
 }
 
@@ -492,7 +493,8 @@ template <class M>
 std::vector<typename M::Batch> make_batches(const M& model, std::span<const RowRef> rows, std::size_t batch_size,
                                             std::size_t max_seq_len) {
   std::vector<typename M::Batch> out;
-  for (const auto& group : group_sources(make_sources(rows, max_seq_len, M::share_prefix, M::next_interval), batch_size))
+  for (const auto& group :
+       group_sources(make_sources(rows, max_seq_len, M::share_prefix, M::next_interval), batch_size))
     out.push_back(model.make_batch(std::span<const SeqSource>(group)));
   return out;
 }
@@ -678,14 +680,16 @@ std::string format_weights(const NeuralWeights& w, const std::array<ParamBlock, 
   if (w.params.size() != layout_size(layout))
     throw Error("weights for " + w.model + ": " + std::to_string(w.params.size()) + " parameters, the layout has " +
                 std::to_string(layout_size(layout)));
-  std::string out = "{\"format\": \"srs-neural-weights\", \"version\": 1, \"model\": " + json::dump(json::Value(w.model)) +
-                    ", \"num_params\": " + std::to_string(w.params.size()) + ",\n \"parameters\": [\n";
+  std::string out =
+      "{\"format\": \"srs-neural-weights\", \"version\": 1, \"model\": " + json::dump(json::Value(w.model)) +
+      ", \"num_params\": " + std::to_string(w.params.size()) + ",\n \"parameters\": [\n";
   std::size_t off = 0;
   for (std::size_t k = 0; k < B; ++k) {
     const ParamBlock& b = layout[k];
-    json::Value v(json::Object{{"name", json::Value(b.name)},
-                               {"shape", detail::shape_array(b.rows, b.cols)},
-                               {"values", detail::number_array(std::span<const double>(w.params).subspan(off, b.size()))}});
+    json::Value v(
+        json::Object{{"name", json::Value(b.name)},
+                     {"shape", detail::shape_array(b.rows, b.cols)},
+                     {"values", detail::number_array(std::span<const double>(w.params).subspan(off, b.size()))}});
     off += b.size();
     out += "  " + json::dump(v) + (k + 1 < B ? ",\n" : "\n");
   }
@@ -729,14 +733,14 @@ NeuralWeights parse_weights(std::string_view text, std::string_view model, const
   if (!version || !version->is_integer() || version->as_int() != 1) throw fail("unsupported version (1 expected)");
   const json::Value* name = v.find("model");
   if (!name || !name->is_string()) throw fail("\"model\" missing");
-  if (name->as_string() != model)
-    throw fail("weights of model " + name->as_string() + ", not " + std::string(model));
+  if (name->as_string() != model) throw fail("weights of model " + name->as_string() + ", not " + std::string(model));
   NeuralWeights w;
   w.model = name->as_string();
   const json::Value* params = v.find("parameters");
   if (!params || !params->is_array()) throw fail("\"parameters\" missing");
   if (params->size() != B)
-    throw fail(std::to_string(params->size()) + " parameter blocks, " + std::string(model) + " has " + std::to_string(B));
+    throw fail(std::to_string(params->size()) + " parameter blocks, " + std::string(model) + " has " +
+               std::to_string(B));
   for (std::size_t k = 0; k < B; ++k) {
     const json::Value& blk = params->at(k);
     const ParamBlock& want = layout[k];
@@ -746,7 +750,8 @@ NeuralWeights parse_weights(std::string_view text, std::string_view model, const
     const std::string what = "block " + std::string(want.name);
     if (!blk.contains("shape") || !(blk.at("shape") == detail::shape_array(want.rows, want.cols)))
       throw fail(what + " has the wrong shape");
-    const std::vector<double> values = detail::read_numbers(blk.contains("values") ? blk.at("values") : json::Value(), what);
+    const std::vector<double> values =
+        detail::read_numbers(blk.contains("values") ? blk.at("values") : json::Value(), what);
     if (values.size() != want.size()) throw fail(what + " has " + std::to_string(values.size()) + " values");
     w.params.insert(w.params.end(), values.begin(), values.end());
   }
@@ -763,8 +768,8 @@ NeuralWeights parse_weights(std::string_view text, std::string_view model, const
     if (!opt->is_object() || !opt->contains("step") || !opt->at("step").is_integer())
       throw fail("\"optimizer\" needs an integer \"step\"");
     w.optimizer_step = static_cast<long>(opt->at("step").as_int());
-    w.optimizer_exp_avg_sq =
-        detail::read_numbers(opt->contains("exp_avg_sq") ? opt->at("exp_avg_sq") : json::Value(), "optimizer exp_avg_sq");
+    w.optimizer_exp_avg_sq = detail::read_numbers(opt->contains("exp_avg_sq") ? opt->at("exp_avg_sq") : json::Value(),
+                                                  "optimizer exp_avg_sq");
     if (w.optimizer_exp_avg_sq.size() != w.params.size()) throw fail("optimizer state has the wrong size");
   }
   if (const json::Value* info = v.find("pretraining")) {

@@ -221,7 +221,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
     auto mlp = [&](std::size_t off, std::size_t in) {
       const double b1 = 1.0 / std::sqrt(static_cast<double>(in));
       for (std::size_t i = 0; i <= in; ++i) w[off + i] = rng.uniform(b1);  // first layer weight and bias
-      w[off + in + 1] = rng.uniform(1.0);                                   // second layer (fan_in 1)
+      w[off + in + 1] = rng.uniform(1.0);                                  // second layer (fan_in 1)
       w[off + in + 2] = rng.uniform(1.0);
     };
     mlp(O::rw, 3);
@@ -245,8 +245,9 @@ struct Nn17 : NeuralBase<Nn17, 39> {
 
   /// P(recall) `t` days after `history` (T = double or core::Dual).
   template <class T>
-    requires(std::is_same_v<T, double> || core::is_dual_v<T>)
-  T predict(std::span<const T, 39> w, std::span<const data::Step> history, double t) const {
+  requires(std::is_same_v<T, double> || core::is_dual_v<T>) T
+      predict(std::span<const T, 39> w, std::span<const data::Step> history, double t)
+  const {
     using O = detail::Nn17Offsets;
     using core::clamp;
     using std::exp;
@@ -266,8 +267,8 @@ struct Nn17 : NeuralBase<Nn17, 39> {
         d = w[O::d0 + gi];
       } else {
         const T rt = clamp(pow(0.9, tj / s), detail::nn17_r_min, detail::nn17_r_max);
-        const T rw = clamp(detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, rt}), detail::nn17_r_min,
-                           detail::nn17_r_max);
+        const T rw =
+            clamp(detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, rt}), detail::nn17_r_min, detail::nn17_r_max);
         const T sr = clamp(detail::nn17_log_09 / log(rw) * tj, lo, s_max);
         const T nd = detail::nn17_mlp<T, 3, A::sigmoid>(ws, O::next_d, {d, rw, T(static_cast<double>(g))});
         const T pls = clamp(detail::nn17_mlp<T, 2, A::softplus>(ws, O::pls, {rw, T(lapses)}), lo, s_max);
@@ -324,8 +325,8 @@ struct Nn17 : NeuralBase<Nn17, 39> {
 
   /// Backpropagates d loss / d (S', D') through a recorded step into `grad`;
   /// returns d loss / d (S, D) of the step's input state.
-  std::pair<double, double> step_backward(const double* w, const detail::Nn17StepTape& tp, double ds_new,
-                                          double dd_new, double* grad) const {
+  std::pair<double, double> step_backward(const double* w, const detail::Nn17StepTape& tp, double ds_new, double dd_new,
+                                          double* grad) const {
     using O = detail::Nn17Offsets;
     using detail::clamp_pass;
     const double lo = s_min();
@@ -347,12 +348,12 @@ struct Nn17 : NeuralBase<Nn17, 39> {
     drw += dsn[2];
     // s_t = 1 + a · bfac · c · ef
     const double prod = tp.a * tp.bfac * tp.c * tp.ef;
-    grad[O::sinc_w] += dsinc_t * prod;                           // d a / d w0 = a
-    dnd += dsinc_t * tp.a * tp.c * tp.ef * -5.0;                // d bfac / d D' = -5
-    const double dc = dsinc_t * tp.a * tp.bfac * tp.ef;         // c = sr^(-w1)
+    grad[O::sinc_w] += dsinc_t * prod;                   // d a / d w0 = a
+    dnd += dsinc_t * tp.a * tp.c * tp.ef * -5.0;         // d bfac / d D' = -5
+    const double dc = dsinc_t * tp.a * tp.bfac * tp.ef;  // c = sr^(-w1)
     grad[O::sinc_w + 1] += dc * tp.c * -std::log(tp.sr);
     dsr += dc * tp.c * -w[O::sinc_w + 1] / tp.sr;
-    const double def = dsinc_t * tp.a * tp.bfac * tp.c;         // ef = e^(-rw w2)
+    const double def = dsinc_t * tp.a * tp.bfac * tp.c;  // ef = e^(-rw w2)
     drw += def * tp.ef * -w[O::sinc_w + 2];
     grad[O::sinc_w + 2] += def * tp.ef * -rw;
     // pls

@@ -90,7 +90,8 @@ void gru_step(std::span<const T> w, std::array<T, H>& h, double x0, double x1) {
     const std::size_t row = static_cast<std::size_t>(k);
     gi[row] = w[O::w_ih + row * 2] * x0 + w[O::w_ih + row * 2 + 1] * x1 + w[O::b_ih + row];
     T acc = w[O::b_hh + row];
-    for (int j = 0; j < H; ++j) acc = acc + w[O::w_hh + row * H + static_cast<std::size_t>(j)] * h[static_cast<std::size_t>(j)];
+    for (int j = 0; j < H; ++j)
+      acc = acc + w[O::w_hh + row * H + static_cast<std::size_t>(j)] * h[static_cast<std::size_t>(j)];
     gh[row] = acc;
   }
   for (int k = 0; k < H; ++k) {
@@ -145,8 +146,9 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
 
   /// P(recall) `t` days after `history` (scalar forward pass, T = double or core::Dual).
   template <class T>
-    requires(std::is_same_v<T, double> || core::is_dual_v<T>)
-  T predict(std::span<const T, num_params> w, std::span<const data::Step> history, double t) const {
+  requires(std::is_same_v<T, double> || core::is_dual_v<T>) T
+      predict(std::span<const T, num_params> w, std::span<const data::Step> history, double t)
+  const {
     using O = detail::GruOffsets<H>;
     using core::sigmoid;
     using std::exp;

@@ -123,8 +123,7 @@ struct TfAttention {
   std::array<Eigen::MatrixXd, 2> a;     ///< softmax weights per head (Lq × Lk)
   std::array<Eigen::MatrixXd, 2> mask;  ///< dropout factors per head (empty: none)
 
-  Mat2X forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout,
-                InitRng* rng) {
+  Mat2X forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout, InitRng* rng) {
     xq = query;
     xkv = kv;
     const auto w_in = block<6, 2>(w, off);
@@ -144,7 +143,8 @@ struct TfAttention {
       Eigen::MatrixXd& m = mask[static_cast<std::size_t>(h)];
       if (rng && dropout > 0) {
         m.resize(s.rows(), s.cols());
-        for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng->uniform() < dropout ? 0.0 : 1.0 / (1.0 - dropout);
+        for (Eigen::Index i = 0; i < m.size(); ++i)
+          m.data()[i] = rng->uniform() < dropout ? 0.0 : 1.0 / (1.0 - dropout);
         s = s.cwiseProduct(m);
       } else {
         m.resize(0, 0);
@@ -264,9 +264,9 @@ struct TfRow {
     Mat2X d(2, 1);
     d << dz * w[O::fc], dz * w[O::fc + 1];
     d = dec_norm.backward(d, w + O::dec_norm, grad, O::dec_norm);
-    d = dec_n3.backward(d, w + O::dec_n3, grad, O::dec_n3);                                    // d r5
+    d = dec_n3.backward(d, w + O::dec_n3, grad, O::dec_n3);                                  // d r5
     Mat2X dy2 = d + dec_ff.backward(w, O::dec_l1, O::dec_l2, d.cwiseProduct(dec_m3), grad);  // through the residual
-    dy2 = dec_n2.backward(dy2, w + O::dec_n2, grad, O::dec_n2);                               // d r4
+    dy2 = dec_n2.backward(dy2, w + O::dec_n2, grad, O::dec_n2);                              // d r4
     const auto [dy1_q, dmem] = dec_ca.backward(w, O::dec_ca, dy2.cwiseProduct(dec_m2), grad);
     Mat2X dy1 = dy2 + dy1_q;
     dy1 = dec_n1.backward(dy1, w + O::dec_n1, grad, O::dec_n1);  // d r3 (its input, the zero target, is data)
@@ -342,7 +342,7 @@ struct Transformer : NeuralBase<Transformer, 127> {
     using O = detail::TfOffsets;
     std::fill(w.begin(), w.end(), 0.0);
     auto attention = [&](std::size_t off) {
-      detail::init_xavier_uniform(w.subspan(off, 12), 6, 2, rng);  // in_proj_weight; in_proj_bias = 0
+      detail::init_xavier_uniform(w.subspan(off, 12), 6, 2, rng);      // in_proj_weight; in_proj_bias = 0
       detail::init_xavier_uniform(w.subspan(off + 18, 4), 2, 2, rng);  // out_proj.weight; its bias = 0
     };
     auto linear = [&](std::size_t off) {

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Micro-benchmarks of the neural models' training (Google Benchmark), on one
+// simulated user of about 100k reviews:
+//  - one training epoch of GRU-P (the target: well under a second):
+//    every batch's forward pass, backpropagation through time and AdamW step,
+//    on batches prepared once (as the trainer does before its epochs);
+//  - preparing those batches (sequences per card, length sort, packing);
+//  - one epoch of GRU, NN-17, Transformer and LSTM for comparison.
+// Run: cmake --workflow --preset bench && build/bench/bench/bench_neural
+#include <benchmark/benchmark.h>
+
+#include <array>    // std::array
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::int64_t
+#include <memory>   // std::make_unique
+#include <numeric>  // std::iota
+#include <span>     // std::span
+#include <vector>   // std::vector
+
+#include <srs/srs.hpp>
+
+namespace {
+
+/// A simulated user of about 100k reviews (two years, 16 new cards a day), preprocessed as srs-bench does.
+const srs::data::Dataset& user100k() {
+  static const srs::data::Dataset ds = [] {
+    srs::data::SimulationOptions o;
+    o.seed = 100;
+    o.days = 730;
+    o.new_cards_per_day = 16;
+    return srs::data::preprocess(srs::data::simulate_user(o, "bench100k"));
+  }();
+  return ds;
+}
+
+/// The training rows of user100k() as RowRefs (weight 1).
+std::vector<srs::models::detail::RowRef> refs() {
+  const auto& ds = user100k();
+  std::vector<std::size_t> rows(ds.items.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return srs::models::detail::row_refs(ds, rows, {});
+}
+
+/// One epoch of model M's fine-tuning loop over user100k(), batches prepared outside the timing.
+template <class M>
+void epoch(benchmark::State& state) {
+  const M model;
+  const auto r = refs();
+  const auto batches = srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r),
+                                                         model.fine_tune.batch_size, model.fine_tune.max_seq_len);
+  srs::models::NeuralTraining cfg = model.fine_tune;
+  cfg.n_epoch = 1;
+  auto w = std::make_unique<std::array<double, M::num_params>>();
+  for (auto _ : state) {
+    *w = model.default_params();
+    srs::models::detail::fit(model, std::span<double, M::num_params>(*w), batches, cfg);
+    benchmark::DoNotOptimize(w->data());
+  }
+  const std::size_t rows = srs::models::detail::total_rows(batches);
+  state.counters["rows"] = static_cast<double>(rows);
+  state.counters["batches"] = static_cast<double>(batches.size());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(rows));
+  state.SetLabel("items = training rows; one epoch = every batch's loss, gradient and optimiser step");
+}
+
+void BM_epoch_GRU_P(benchmark::State& s) { epoch<srs::models::GruP>(s); }
+void BM_epoch_GRU(benchmark::State& s) { epoch<srs::models::Gru>(s); }
+void BM_epoch_NN_17(benchmark::State& s) { epoch<srs::models::Nn17>(s); }
+void BM_epoch_Transformer(benchmark::State& s) { epoch<srs::models::Transformer>(s); }
+BENCHMARK(BM_epoch_GRU_P)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_epoch_GRU)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_epoch_NN_17)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_epoch_Transformer)->Unit(benchmark::kMillisecond);
+
+/// Preparing GRU-P's batches over user100k() (done once per training run).
+void BM_batches_GRU_P(benchmark::State& state) {
+  const srs::models::GruP model;
+  const auto r = refs();
+  for (auto _ : state) {
+    auto b = srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 512, 64);
+    benchmark::DoNotOptimize(b.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(r.size()));
+}
+BENCHMARK(BM_batches_GRU_P)->Unit(benchmark::kMillisecond);
+
+/// One pass of the LSTM's loss and gradient over user100k() in batches of
+/// 16,384 rows (a fine-tuning pass without the optimiser arithmetic).
+void BM_pass_LSTM(benchmark::State& state) {
+  const srs::models::Lstm model;
+  const auto r = refs();
+  const auto batches =
+      srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 16384, 64);
+  const auto w = std::make_unique<std::array<double, 8869>>(model.default_params());
+  std::vector<double> grad(8869);
+  for (auto _ : state) {
+    double loss = 0;
+    for (const auto& b : batches) loss += model.batch_loss(std::span<const double, 8869>(*w), b, grad.data());
+    benchmark::DoNotOptimize(loss);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(srs::models::detail::total_rows(batches)));
+}
+BENCHMARK(BM_pass_LSTM)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// Tests of srs/models/nn17.hpp: NN-17 (39 parameters), models.md §12.3.
+//   - parameter blocks, counts, the fixed initial tables and the clamp box;
+//   - the first step and the prediction head against the spec's formulas;
+//   - the per-card batch predicts exactly what predict() does;
+//   - the reverse-mode gradient against central finite differences (every
+//     parameter block) and against the Dual-number path;
+//   - learning on simulated users (LogLoss below AVG's) and determinism.
+#include <doctest/doctest.h>
+
+#include <array>    // std::array
+#include <cmath>    // std::exp, std::log, std::tanh, std::pow, std::abs
+#include <cstddef>  // std::size_t
+#include <span>     // std::span
+#include <vector>   // std::vector
+
+#include <srs/core/dual.hpp>         // srs::core::Dual
+#include <srs/models/avg.hpp>        // srs::models::Avg
+#include <srs/models/nn17.hpp>       // srs::models::Nn17
+#include <support/neural_check.hpp>  // srs::test::random_cards, check_gradient, batches_of, rows_loss
+
+namespace {
+
+using srs::models::Nn17;
+
+/// Random parameters: the initialisation (random MLP weights from `seed`) with
+/// every MLP weight perturbed and the tables moved inside their box.
+std::array<double, 39> random_nn17(std::uint64_t seed) {
+  Nn17 m;
+  m.init_seed = seed;
+  auto w = m.initial_params();
+  srs::models::detail::InitRng rng(seed + 7);
+  for (std::size_t k = 0; k < 39; ++k) w[k] += rng.uniform(k < 11 ? 0.05 : 0.4);
+  m.clamp(std::span<double, 39>(w));
+  return w;
+}
+
+/// act(w2 · mish(w·x + b) + b2) as the spec writes it (In inputs at `off`).
+double mlp(const std::array<double, 39>& w, std::size_t off, std::span<const double> x) {
+  double a = w[off + x.size()];
+  for (std::size_t i = 0; i < x.size(); ++i) a += w[off + i] * x[i];
+  const double m = a * std::tanh(std::log1p(std::exp(a)));
+  return w[off + x.size() + 1] * m + w[off + x.size() + 2];
+}
+
+}  // namespace
+
+TEST_CASE("NN-17: parameter blocks, counts, initial tables and the clamp box") {
+  CHECK(Nn17::num_params == 39);
+  CHECK(Nn17::name == "NN-17");
+  const auto l = Nn17::layout();
+  CHECK(l.size() == 23);
+  CHECK(srs::models::layout_size(l) == 39);
+  CHECK(l[0].name == "S0");
+  CHECK(l[3].name == "rw.0.weight");
+  CHECK(l[3].cols == 3);
+  CHECK(l[11].cols == 2);  // pls takes (rw, L)
+  CHECK(l[19].name == "best_sinc.0.weight");
+  const Nn17 m;
+  const auto w = m.initial_params();
+  const std::array<double, 11> fixed{1, 2.5, 4.5, 10, 1, 0.72, 0.07, 0.05, 1.26, 0.0, 0.67};
+  for (std::size_t k = 0; k < 11; ++k) CHECK(w[k] == fixed[k]);
+  CHECK(w == m.initial_params());
+  // nn.Linear's uniform ±1/√fan_in for the MLP weights.
+  CHECK(std::abs(w[11]) <= 1 / std::sqrt(3.0));
+  CHECK(std::abs(w[15]) <= 1.0);
+  // The clamp box: S0 ∈ [0.01, 100], D0 ∈ [0, 1], sinc_w ∈ [-5, 5] × [0, 1] × [-5, 5].
+  std::array<double, 39> x{};
+  x.fill(1e9);
+  m.clamp(std::span<double, 39>(x));
+  for (std::size_t k = 0; k < 4; ++k) CHECK(x[k] == 100.0);
+  for (std::size_t k = 4; k < 8; ++k) CHECK(x[k] == 1.0);
+  CHECK((x[8] == 5.0 && x[9] == 1.0 && x[10] == 5.0));
+  CHECK(x[11] == 1e9);  // MLP weights are free
+  x.fill(-1e9);
+  m.clamp(std::span<double, 39>(x));
+  CHECK((x[0] == 0.01 && x[4] == 0.0 && x[8] == -5.0 && x[9] == 0.0 && x[10] == -5.0));
+  Nn17 secs;
+  secs.secs = true;
+  secs.clamp(std::span<double, 39>(x));
+  CHECK(x[0] == 0.01);  // already inside the wider box
+  CHECK(secs.s_min() == 1e-6);
+}
+
+TEST_CASE("NN-17: first review sets S0[g-1], D0[g-1], p = RW(D, S, 0.9^(Δ/S)), clamped to [1e-4, 0.9999]") {
+  const Nn17 m;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    const auto w = random_nn17(seed);
+    for (int g = 1; g <= 4; ++g) {
+      const std::vector<srs::data::Step> h{{0.0, g}};
+      for (double dt : {0.0, 1.0, 7.0, 100.0}) {
+        const double s = w[static_cast<std::size_t>(g - 1)], d = w[static_cast<std::size_t>(g + 3)];
+        const std::array<double, 3> x{d, s, std::pow(0.9, dt / s)};
+        const double want = std::clamp(std::exp(-std::log1p(std::exp(mlp(w, 11, x)))), 1e-4, 0.9999);
+        CHECK(m.predict(std::span<const double, 39>(w), h, dt) == doctest::Approx(want).epsilon(1e-14));
+      }
+    }
+  }
+}
+
+TEST_CASE("NN-17: the per-card batch predicts exactly what predict() does, row by row") {
+  const Nn17 m;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const auto ds = srs::test::random_cards(seed, 40, 12);
+    const auto w = random_nn17(seed);
+    const auto ws = std::span<const double, 39>(w);
+    double batched = 0;
+    for (const auto& b : srs::test::batches_of(m, ds, 32)) batched += m.batch_loss(ws, b, nullptr);
+    CHECK(batched == doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("NN-17: reverse-mode gradient matches central differences for every parameter block") {
+  const Nn17 m;
+  std::size_t kinks = 0, checked = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto ds = srs::test::random_cards(seed, 12);
+    const auto batches = srs::test::batches_of(m, ds, 16);
+    const auto w = random_nn17(seed);
+    const auto rep = srs::test::check_gradient(Nn17::layout(), w, [&](const std::array<double, 39>& x, double* g) {
+      double l = 0;
+      for (const auto& b : batches) l += m.batch_loss(std::span<const double, 39>(x), b, g);
+      return l;
+    });
+    CHECK(rep.failures == 0);
+    CHECK_MESSAGE(rep.zero_blocks.empty(),
+                  "seed " << seed << ": " << rep.zero_blocks.size() << " blocks without gradient");
+    kinks += rep.kinks;
+    checked += rep.checked;
+  }
+  CHECK(checked == 6 * 39);
+  CHECK(kinks * 10 < checked);  // clamps switching within the step are rare
+}
+
+TEST_CASE("NN-17: reverse-mode gradient equals the Dual-number gradient of predict()") {
+  using D = srs::core::Dual<double, 39>;
+  const Nn17 m;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto ds = srs::test::random_cards(seed + 20, 20);
+    const auto w = random_nn17(seed);
+    std::array<D, 39> wd;
+    for (std::size_t k = 0; k < 39; ++k) wd[k] = D::variable(w[k], k);
+    D loss(0.0);
+    for (const auto& it : ds.items) {
+      const D p = m.predict(std::span<const D, 39>(wd), ds.history(it), it.delta_t);
+      const D q = it.y ? p : 1.0 - p;  // PyTorch's BCE: the log clamped at -100
+      loss = loss - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
+    }
+    std::vector<double> g(39, 0.0);
+    double l = 0;
+    for (const auto& b : srs::test::batches_of(m, ds)) l += m.batch_loss(std::span<const double, 39>(w), b, g.data());
+    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
+    for (std::size_t k = 0; k < 39; ++k) {
+      INFO("seed " << seed << ", parameter " << k);
+      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-8).scale(1e-10));
+    }
+  }
+}
+
+TEST_CASE("NN-17: training is deterministic, keeps the box, and after pretraining beats AVG on simulated users") {
+  const auto& ds = srs::test::simulated_user(11);
+  const auto rows = srs::test::all_rows(ds);
+  const Nn17 m;
+  const auto a = m.train(ds, rows, {}, srs::optim::TrainMode::full);
+  CHECK(a == m.train(ds, rows, {}, srs::optim::TrainMode::full));
+  auto boxed = a;
+  m.clamp(std::span<double, 39>(boxed));
+  CHECK(boxed == a);
+  CHECK(srs::test::rows_loss(m, std::span<const double, 39>(a), ds, rows) <
+        srs::test::rows_loss(m, std::span<const double, 39>(m.default_params()), ds, rows));
+
+  const std::vector<std::uint64_t> pool{21, 22, 23};
+  const Nn17 pre = srs::test::pretrained_on(Nn17{}, pool, {.epochs = 8, .batch_size = 512});
+  for (std::uint64_t seed : {11u, 12u}) {
+    const auto& user = srs::test::simulated_user(seed);
+    const double avg = srs::test::pooled_logloss(srs::models::Avg{}, user);
+    const double nn = srs::test::pooled_logloss(pre, user);
+    INFO("user " << seed << ": AVG " << avg << ", NN-17 " << nn);
+    CHECK(nn < avg);
+  }
+}

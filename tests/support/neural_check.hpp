@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// tests/support/neural_check.hpp: shared checks of the neural models'
+// hand-written reverse-mode gradients (srs/models/neural.hpp and the five
+// networks in rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp).
+//
+//   random_cards(seed, n)          a small Dataset of n random cards (histories from
+//                                  check_model.hpp's simulate_history), one row per
+//                                  later review, plus rows whose interval is not the
+//                                  next step's (GRU-P gives those their own sequence)
+//   batches_of(model, ds)          the model's training batches over every row
+//   check_gradient(...)            the gradient of a loss L(w) (added into a buffer by
+//                                  a callback) against central finite differences,
+//                                  for EVERY parameter, reported per parameter block
+//                                  of the model's layout; where the one-sided
+//                                  differences disagree (a kink: a clamp, ReLU or
+//                                  torch-style clamp inside the step) the gradient
+//                                  must match one side or their mean
+//   rows_loss(model, w, ds, rows)  Σ BCE of model.predict row by row (the scalar path)
+//   simulated_user(seed)           a small simulated user (srs/data/synthetic.hpp), cached
+//   pooled_logloss(model, ds)      LogLoss of the benchmark protocol (5 time-series folds)
+//   pretrained_on(model, seeds)    the model with weights pretrained on simulated users
+#pragma once
+
+#include <srs/core/replay.hpp>      // srs::core::bce
+#include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit
+#include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
+#include <srs/models/neural.hpp>    // srs::models::ParamBlock, PretrainOptions, detail::make_batches, detail::row_refs
+
+#include <doctest/doctest.h>  // CHECK_MESSAGE, INFO
+
+#include <algorithm>  // std::max, std::min
+#include <array>      // std::array
+#include <cmath>      // std::abs
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint64_t, std::int64_t
+#include <deque>      // std::deque
+#include <map>        // std::map
+#include <numeric>    // std::iota
+#include <random>     // std::mt19937_64, std::uniform_*_distribution
+#include <span>       // std::span
+#include <sstream>    // std::ostringstream
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include <support/check_model.hpp>  // srs::test::simulate_history, HistoryOptions
+
+namespace srs::test {
+
+/// A Dataset of `cards` random cards with 2..max_len steps each: a row for
+/// every later review (its history the steps before it, its interval the
+/// review's), and for about one card in three an extra row after the whole
+/// history at a random interval (a row whose interval is not the next step's).
+inline data::Dataset random_cards(std::uint64_t seed, std::size_t cards, std::size_t max_len = 8,
+                                  double max_interval = 60) {
+  data::Dataset ds;
+  ds.user = "random" + std::to_string(seed);
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + 1);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  HistoryOptions ho;
+  ho.min_len = 2;
+  ho.max_len = max_len;
+  ho.max_interval = max_interval;
+  std::int64_t review = 0;
+  for (std::size_t c = 0; c < cards; ++c) {
+    const std::vector<data::Step> h = simulate_history(seed * 1000 + c, ho);
+    const std::size_t begin = ds.steps.size();
+    ds.steps.insert(ds.steps.end(), h.begin(), h.end());
+    auto add = [&](std::size_t len, double delta_t, int rating) {
+      data::Item it;
+      it.review_th = ++review;
+      it.card_id = static_cast<std::int64_t>(c);
+      it.delta_t = delta_t;
+      it.elapsed_days = static_cast<std::int32_t>(delta_t);
+      it.rating = rating;
+      it.y = rating > 1 ? 1 : 0;
+      it.first_rating = h[0].rating;
+      it.hist_begin = begin;
+      it.hist_len = len;
+      ds.items.push_back(it);
+    };
+    for (std::size_t k = 1; k < h.size(); ++k) add(k, h[k].t, h[k].rating);
+    if (unit(rng) < 0.35) add(h.size(), std::round(1.0 + unit(rng) * max_interval), unit(rng) < 0.8 ? 3 : 1);
+  }
+  return ds;
+}
+
+/// Indices 0..n-1 of a dataset's rows.
+inline std::vector<std::size_t> all_rows(const data::Dataset& ds) {
+  std::vector<std::size_t> rows(ds.items.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return rows;
+}
+
+/// The model's training batches over all rows of `ds` (weights 1, or `weights`).
+template <class M>
+std::vector<typename M::Batch> batches_of(const M& model, const data::Dataset& ds, std::size_t batch_size = 512,
+                                          std::span<const double> weights = {}) {
+  const std::vector<std::size_t> rows = all_rows(ds);
+  const auto refs = models::detail::row_refs(ds, rows, weights);
+  return models::detail::make_batches(model, std::span<const models::detail::RowRef>(refs), batch_size, 64);
+}
+
+/// Σ weight·BCE over `rows` through model.predict, one row at a time.
+template <class M>
+double rows_loss(const M& model, std::span<const double, M::num_params> w, const data::Dataset& ds,
+                 std::span<const std::size_t> rows, std::span<const double> weights = {}) {
+  double loss = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const data::Item& it = ds.items[rows[k]];
+    const double p = model.predict(w, ds.history(it), it.delta_t);
+    loss += (weights.empty() ? 1.0 : weights[k]) * core::bce(p, it.y);
+  }
+  return loss;
+}
+
+/// A small simulated user (150 days, 8 new cards a day; a few thousand rows),
+/// preprocessed as srs-bench does by default; built once per seed.
+inline const data::Dataset& simulated_user(std::uint64_t seed) {
+  static std::map<std::uint64_t, data::Dataset> cache;
+  auto it = cache.find(seed);
+  if (it == cache.end()) {
+    data::SimulationOptions o;
+    o.seed = seed;
+    o.days = 150;
+    o.new_cards_per_day = 8;
+    it = cache.emplace(seed, data::preprocess(data::simulate_user(o, "sim" + std::to_string(seed)))).first;
+  }
+  return it->second;
+}
+
+/// LogLoss of the model's pooled test predictions under the benchmark protocol.
+template <class M>
+double pooled_logloss(const M& model, const data::Dataset& ds) {
+  const eval::Evaluator<M, eval::TimeSeriesSplit, eval::LogLoss> ev(model);
+  return ev.run(ds).metric("LogLoss").value();
+}
+
+/// `model` with weights pretrained on the simulated users `seeds` (`opt`).
+template <class M>
+M pretrained_on(M model, std::span<const std::uint64_t> seeds, const models::PretrainOptions& opt) {
+  std::vector<data::Dataset> users;
+  for (std::uint64_t s : seeds) users.push_back(simulated_user(s));
+  model.set_weights(model.pretrain(std::span<const data::Dataset>(users), opt));
+  return model;
+}
+
+/// What check_gradient found.
+struct GradientReport {
+  std::size_t checked = 0;  ///< parameters compared
+  std::size_t kinks = 0;    ///< parameters at a kink (one-sided differences disagree)
+  std::size_t failures = 0;
+  std::vector<std::string> zero_blocks;  ///< blocks whose gradient is exactly zero everywhere
+};
+
+/// Tolerances of check_gradient.
+struct GradientCheckOptions {
+  double step = 1e-6;      ///< h = step · max(1, |w_k|)
+  double rel = 1e-5;       ///< |g - fd| <= abs + rel · max(|g|, |fd|)
+  double abs = 1e-7;       ///< absolute tolerance, times max(1, |L|)
+  double kink_rel = 1e-3;  ///< at a kink: relative distance to one side or the mean
+};
+
+/// Compares `loss_grad(w, grad)` (returns L(w) and adds dL/dw into grad, a
+/// buffer of N zeros) with central finite differences of L for every
+/// parameter; failures are reported with their block and index.
+template <std::size_t N, std::size_t B, class LossGrad>
+GradientReport check_gradient(const std::array<models::ParamBlock, B>& layout, const std::array<double, N>& w0,
+                              LossGrad loss_grad, const GradientCheckOptions& opt = {}) {
+  GradientReport rep;
+  std::vector<double> g(N, 0.0), scratch(N, 0.0);
+  std::array<double, N> w = w0;
+  const double l0 = loss_grad(w, g.data());
+  const double scale = std::max(1.0, std::abs(l0));
+  auto loss_at = [&](std::size_t k, double x) {
+    w[k] = x;
+    const double l = loss_grad(w, nullptr);
+    w[k] = w0[k];
+    return l;
+  };
+  std::size_t k = 0;
+  for (const models::ParamBlock& blk : layout) {
+    double block_max = 0;
+    for (std::size_t i = 0; i < blk.size(); ++i, ++k) {
+      const double h = opt.step * std::max(1.0, std::abs(w0[k]));
+      const double lp = loss_at(k, w0[k] + h), lm = loss_at(k, w0[k] - h);
+      const double fd = (lp - lm) / (2 * h);
+      block_max = std::max(block_max, std::abs(g[k]));
+      ++rep.checked;
+      const double tol = opt.abs * scale + opt.rel * std::max(std::abs(g[k]), std::abs(fd));
+      if (std::abs(g[k] - fd) <= tol) continue;
+      // A kink within the step: the one-sided differences disagree.
+      const double fwd = (lp - l0) / h, bwd = (l0 - lm) / h;
+      const double side_tol = opt.abs * scale / h * 1e-3 + opt.kink_rel * std::max(std::abs(fwd), std::abs(bwd));
+      if (std::abs(fwd - bwd) > side_tol) {
+        const double kt = opt.abs * scale + opt.kink_rel * std::max({std::abs(fwd), std::abs(bwd), std::abs(g[k])});
+        if (std::abs(g[k] - fwd) <= kt || std::abs(g[k] - bwd) <= kt || std::abs(g[k] - 0.5 * (fwd + bwd)) <= kt) {
+          ++rep.kinks;
+          continue;
+        }
+      }
+      ++rep.failures;
+      std::ostringstream os;
+      os.precision(10);
+      os << "block " << blk.name << " [" << i << "] (parameter " << k << "): reverse-mode " << g[k]
+         << ", central difference " << fd << " (one-sided " << fwd << ", " << bwd << ")";
+      CHECK_MESSAGE(false, os.str());
+    }
+    if (block_max == 0) rep.zero_blocks.emplace_back(blk.name);
+  }
+  return rep;
+}
+
+}  // namespace srs::test
