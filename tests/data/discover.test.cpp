@@ -192,7 +192,7 @@ TEST_CASE("discover: a single file is one user") {
   }
 }
 
-TEST_CASE("discover: a folder holding revlogs.csv is that one user; its other CSVs are not users") {
+TEST_CASE("discover: a folder holding revlogs.csv is that one user, its other CSVs are not users") {
   const TempTree t;
   t.file("dave/revlogs.csv");
   t.file("dave/cards.csv");

@@ -219,7 +219,7 @@ TEST_CASE("preprocess: --two_buttons maps Hard and Easy to Good everywhere") {
   CHECK(ds.items[2].rating == 3);
 }
 
-TEST_CASE("preprocess: i counts review days; lapses count earlier Agains on a later day") {
+TEST_CASE("preprocess: i counts review days, lapses count earlier Agains on a later day") {
   // Days: 0 (Again, Again), 1 (Again), 1 (Good, same day), 4 (Again), 9 (Good).
   const Revlog log = LogBuilder().card(0, {{0, 1}, {0, 1}, {1, 1}, {1, 3}, {4, 1}, {9, 3}}).build();
   const Dataset ds = srs::data::preprocess(log, no_filter(true));
@@ -481,7 +481,7 @@ TEST_CASE("preprocess secs: no outlier filter and no continuity cut") {
   }
 }
 
-TEST_CASE("preprocess secs: final rows have delta_t > 0; the minimum size counts secs rows") {
+TEST_CASE("preprocess secs: final rows have delta_t > 0, the minimum size counts secs rows") {
   // The worked example: 6 secs rows with --short (enough), 3 without (too few).
   PreprocessOptions o;
   o.secs = true;
@@ -569,7 +569,7 @@ TEST_CASE("preprocess equalize: rows keep the secs lapse count (every earlier Ag
   }
 }
 
-TEST_CASE("preprocess equalize: needs secs; a failed check names the user and the row") {
+TEST_CASE("preprocess equalize: needs secs, a failed check names the user and the row") {
   PreprocessOptions o = no_filter(true);
   o.equalize_test_with_non_secs = true;
   CHECK_THROWS_AS(srs::data::preprocess(worked_example(), o), srs::UsageError);

@@ -310,7 +310,7 @@ TEST_CASE("synthetic: preprocess accepts the output, short and non-short") {
   }
 }
 
-TEST_CASE("synthetic: observed recall matches the ground-truth R; intervals and order follow the rules") {
+TEST_CASE("synthetic: observed recall matches the ground-truth R, intervals and order follow the rules") {
   // A truth away from the defaults, a daily limit on one user (overdue cards
   // spread R out), several users in all.
   std::vector<SimulationOptions> cases;

@@ -204,7 +204,7 @@ TEST_CASE("tables: row errors name the line and column") {
   CHECK(contains(key.what, "decks.csv:2: column 'deck_id': empty field"));
 }
 
-TEST_CASE("tables: reading files; errors carry the file's path") {
+TEST_CASE("tables: reading files, errors carry the file's path") {
   const TempTree t;
   const fs::path c = t.file("u/cards.csv", "card_id,note_id,deck_id\n0,0,1\n");
   const fs::path d = t.file("u/decks.csv", "deck_id,parent_id,preset_id\n1,,4\nx,,4\n");
@@ -265,7 +265,7 @@ TEST_CASE("tables: missing tables are an error naming the user and where they we
 // The join (pipeline.md §2.16)
 // ---------------------------------------------------------------------------
 
-TEST_CASE("tables: assign_partitions joins cards, then decks; missing values become -1") {
+TEST_CASE("tables: assign_partitions joins cards, then decks, missing values become -1") {
   // Cards: 0 in deck 10 (preset 1), 1 in deck 11 (preset 2), 2 in deck 12 (no
   // preset), 3 in deck 13 (not in the decks table), 4 with no deck; card 5 is
   // deleted (not in the cards table).

@@ -241,7 +241,7 @@ TEST_CASE("report: raw_line: predictions rounded to 4 decimals, integer labels")
 // summarize
 // ---------------------------------------------------------------------------
 
-TEST_CASE("report: summarize: unweighted and size-weighted means; null AUC left out of AUC only") {
+TEST_CASE("report: summarize: unweighted and size-weighted means, null AUC left out of AUC only") {
   const std::vector<UserResult> results = {
       result("1", 10, 0.5, 0.25, 0.75),
       result("2", 30, 0.25, 0.125, std::nullopt),

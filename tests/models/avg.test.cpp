@@ -6,7 +6,7 @@
 
 #include <srs/models/avg.hpp>  // srs::models::Avg
 
-TEST_CASE("AVG: fit is the mean y of exactly the given rows; predict returns it for any row") {
+TEST_CASE("AVG: fit is the mean y of exactly the given rows, predict returns it for any row") {
   srs::data::Dataset ds;
   for (int y : {1, 1, 0, 1, 0, 0, 1}) {
     srs::data::Item it;

@@ -139,7 +139,7 @@ bool rounded_to_4(double x) { return std::abs(x * 1e4 - std::round(x * 1e4)) < 1
 // The model
 // ---------------------------------------------------------------------------
 
-TEST_CASE("FsrsRs: FSRS-6 with its own name; predictions equal FSRS-6 on whole-day histories") {
+TEST_CASE("FsrsRs: FSRS-6 with its own name, predictions equal FSRS-6 on whole-day histories") {
   const FsrsRs rs;
   const Fsrs6 f6;
   CHECK(FsrsRs::name == "FSRS-rs");
@@ -258,7 +258,7 @@ TEST_CASE("S0 ternary search: finds the objective's minimum (vs Brent and a dens
   }
 }
 
-TEST_CASE("S0 ternary search: stops at the epsilon width or after 1000 iterations; returns the midpoint") {
+TEST_CASE("S0 ternary search: stops at the epsilon width or after 1000 iterations, returns the midpoint") {
   int calls = 0;
   auto quad = [&](double x) {
     ++calls;
@@ -337,7 +337,7 @@ TEST_CASE("S0 smooth_and_fill: monotonicity repair and fill rules as §3.5") {
 // Items
 // ---------------------------------------------------------------------------
 
-TEST_CASE("items: history + current review in whole days; p̄, long-term counts and S0 groups") {
+TEST_CASE("items: history + current review in whole days, p̄, long-term counts and S0 groups") {
   // One card: first review Good, a same-day Hard, Good after 3.7 days (a
   // fractional interval becomes 3), Again after 7 days.
   srs::data::Dataset ds;
@@ -518,7 +518,7 @@ TEST_CASE("clip: FSRS-6's boxes, w17/w18 ceiling for n > 1 relearning steps, w19
 // Training
 // ---------------------------------------------------------------------------
 
-TEST_CASE("train: lowers the loss on a simulated user; rounded, clipped, best epoch <= last epoch") {
+TEST_CASE("train: lowers the loss on a simulated user, rounded, clipped, best epoch <= last epoch") {
   const auto& ds = sim_user();
   const auto rows = all_rows(ds);
   REQUIRE(rows.size() > 1000);
@@ -562,7 +562,7 @@ TEST_CASE("train: lowers the loss on a simulated user; rounded, clipped, best ep
   CHECK(best_rounded == w);
 }
 
-TEST_CASE("train: deterministic; the seed changes the batch order; weights are ignored") {
+TEST_CASE("train: deterministic, the seed changes the batch order, weights are ignored") {
   const auto& ds = sim_user();
   const auto all = all_rows(ds);
   const std::vector<std::size_t> rows(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() * 2 / 3));

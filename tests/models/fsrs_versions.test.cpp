@@ -546,7 +546,7 @@ TEST_CASE("Fsrs1: success and failure steps with the default parameters") {
   CHECK(rel_close(high.d, 12 + std::pow(0.9, 0.5) - 0.25 + 0.1));
 }
 
-TEST_CASE("Fsrs1: lapse counting; the failure stability uses the lapses before the review") {
+TEST_CASE("Fsrs1: lapse counting, the failure stability uses the lapses before the review") {
   const Fsrs1 m;
   const Params<Fsrs1> w = m.default_params();
   // First review Again: L = 1.
@@ -847,7 +847,7 @@ TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: success (hard penalty, easy bonus, old D) 
   CHECK(lib_next(m, w, SState{36000, 1, 0}, 1e7, 4).s == 36500.0);
 }
 
-TEST_CASE("FSRSv4 failure is not capped; FSRS-4.5 failure is capped by S") {
+TEST_CASE("FSRSv4 failure is not capped, FSRS-4.5 failure is capped by S") {
   // First review Again, then Again after 100 days: the formula exceeds the old S.
   {
     const Fsrs4 m;

@@ -173,7 +173,7 @@ TEST_CASE("trainer: TrainMode::initialize_only changes only w0..w3") {
   CHECK(w[2] <= w[3]);
 }
 
-TEST_CASE("trainer: full training lowers the training loss; the result is boxed, rounded, deterministic") {
+TEST_CASE("trainer: full training lowers the training loss, the result is boxed, rounded, deterministic") {
   const Fsrs6 model{};
   const auto& ds = small_user();
   const auto rows = first_rows(ds, 0.8);

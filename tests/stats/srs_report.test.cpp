@@ -285,7 +285,7 @@ TEST_CASE("report: srs-report reads result lines in the reference's own format")
   CHECK(contains(html, "No calibration data for <b>HLR-short</b>"));
 }
 
-TEST_CASE("report: srs-report DIR writes DIR/report.html by default; --no-html writes none") {
+TEST_CASE("report: srs-report DIR writes DIR/report.html by default, --no-html writes none") {
   TempDir tmp;
   const fs::path dir = tmp.path / "result";
   fs::create_directory(dir);
