@@ -15,8 +15,13 @@ run("${CMAKE_COMMAND}" --install "${SRS_BUILD_DIR}" --prefix "${WORK_DIR}/prefix
 if(NOT DEFINED CONSUMER_DIR)
   set(CONSUMER_DIR "${SRS_SOURCE_DIR}/tests/consumer")
 endif()
+# CONSUMER_FLAGS: extra compile and link flags (the sanitize preset's sanitizers).
+set(flags)
+if(CONSUMER_FLAGS)
+  set(flags "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
+endif()
 run("${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build"
     "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
-    -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_BUILD_TYPE=Release ${flags})
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 run("${WORK_DIR}/build/consumer")

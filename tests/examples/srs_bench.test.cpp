@@ -26,10 +26,20 @@
 //     --partitions with a user lacking its tables fails that user alone with a
 //     message naming where they were looked for; --equalize_test_with_non_secs
 //     without --secs, a bad --partitions value and --partitions with --demo are
-//     usage errors.
-#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
+//     usage errors;
+//   * malformed users (a renamed column, an empty file, a truncated last line,
+//     unsorted rows) fail alone, each named with its file, line and column, and
+//     are listed again after the table (exit 1); a BOM and CRLF file is read
+//     like its plain twin; a directory without users is a usage error (exit 2);
+//   * a run killed with SIGKILL after its first result line, with a cut-off
+//     line added to a raw file, continued with --resume: all four files equal
+//     an uninterrupted run's byte for byte; a second --resume changes nothing.
+#include <fcntl.h>     // open, O_WRONLY, O_CREAT, O_TRUNC
+#include <signal.h>    // kill, SIGKILL
+#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS, WIFSIGNALED, WTERMSIG, waitpid
+#include <unistd.h>    // fork, execv, dup2, _exit, pid_t
 
-#include <algorithm>    // std::max
+#include <algorithm>    // std::max, std::count
 #include <chrono>       // std::chrono::steady_clock
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
@@ -41,6 +51,7 @@
 #include <sstream>      // std::istringstream
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <thread>       // std::this_thread::sleep_for
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
@@ -403,7 +414,7 @@ TEST_CASE("srs_bench: a folder of users, result files, --raw, --overwrite, deter
   CHECK(!fs::exists(out / "FSRS-6-short.jsonl.tmp"));
 }
 
-TEST_CASE("srs_bench: a broken user fails alone; a user with too few rows is skipped") {
+TEST_CASE("srs_bench: a broken user fails alone, a user with too few rows is skipped") {
   const TempDir tmp;
   const fs::path out = tmp.path / "out";
 
@@ -626,4 +637,245 @@ TEST_CASE("srs_bench: --partitions fails a user without tables, names where they
   REQUIRE(lines.size() == 2);
   CHECK(json::parse(lines[0]).at("user").as_int() == 1);
   CHECK(json::parse(lines[1]).at("user").as_int() == 3);
+}
+
+TEST_CASE("srs_bench: malformed users are reported with file, line and column, the others continue, exit 1") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("1", 1), small_user("2", 2)});
+  const std::string header = "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds";
+  const std::string valid = srs::data::format_revlog_csv(small_user("7", 7));
+  auto put = [&](const std::string& name, const std::string& text) {
+    std::ofstream(data / name, std::ios::binary) << text;
+    return (data / name).string();
+  };
+  // 3: a renamed column; 4: an empty file; 5: a truncated last line; 6: rows out of order.
+  const std::string renamed = put("3.csv", "card_id,day_offset,grade" + valid.substr(valid.find(",state")));
+  const std::string empty = put("4.csv", "");
+  // The last row cut after its third field, without a line end.
+  const std::size_t last_row = valid.rfind('\n', valid.size() - 2) + 1;
+  std::size_t cut = last_row;
+  for (int k = 0; k < 3; ++k) cut = valid.find(',', cut) + 1;
+  const std::string truncated = put("5.csv", valid.substr(0, cut - 1));
+  const std::size_t truncated_line = lines_of(valid).size();
+  const std::string unsorted =
+      put("6.csv", header + "\n0,0,3,0,5000,-1,-1\n0,3,3,2,5000,3,259200\n1,2,3,0,5000,-1,-1\n");
+  // 7: a valid log with a BOM and CRLF line ends: accepted.
+  std::string crlf = "\xEF\xBB\xBF";
+  for (char c : valid) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  put("7.csv", crlf);
+
+  const fs::path out = tmp.path / "out";
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model AVG --short --out " +
+                               sh_quote(out.string()) + " --threads 2");
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  CHECK(r.status == 1);
+  CHECK(contains(r.err, "srs-bench: user 3 failed: " + renamed + ":1: column 'grade': unknown column 'grade'"));
+  CHECK(contains(r.err, "srs-bench: user 4 failed: " + empty + ": empty file"));
+  CHECK(contains(r.err, "srs-bench: user 5 failed: " + truncated + ":" + std::to_string(truncated_line) +
+                            ": 3 fields, expected 7 (one per header column); this is the last line and it has no "
+                            "line end, so the file looks truncated"));
+  CHECK(contains(r.err, "srs-bench: user 6 failed: " + unsorted +
+                            ":4: column 'day_offset': day_offset 2 is smaller than day_offset 3 on line 3"));
+  // The summary: the failed users listed again after the table.
+  CHECK(contains(r.out, "7 users: 3 evaluated, 0 skipped with fewer than 6 evaluation rows, 4 failed"));
+  const std::size_t list = r.err.find("srs-bench: 4 user(s) failed:\n");
+  REQUIRE(list != std::string::npos);
+  for (const char* user : {"3", "4", "5", "6"})
+    CHECK(r.err.find(std::string("  user ") + user + ": ", list) != std::string::npos);
+  // The others are written; user 7's line is the one of its plain file.
+  check_result_file(out / "AVG-short.jsonl", {"1", "2", "7"}, false);
+  const std::vector<std::string> lines = lines_of(read_file(out / "AVG-short.jsonl"));
+  CHECK(lines[2] == expected_lines<srs::models::Avg>(small_user("7", 7)).first);
+}
+
+TEST_CASE("srs_bench: a directory without users is a usage error") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  fs::create_directories(data / "empty");
+  std::ofstream(data / "notes.txt") << "no users here\n";
+  const fs::path out = tmp.path / "out";
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model AVG --out " + sh_quote(out.string()));
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "srs-bench: no users found in " + data.string()));
+  CHECK(!fs::exists(out));
+}
+
+namespace {
+
+/// Starts srs-bench with `args` in the background, stdout and stderr to files; returns its process id.
+pid_t spawn_bench(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  std::vector<std::string> all{SRS_BENCH_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::size_t count_lines(const fs::path& p) {
+  const std::string text = read_file(p);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_CASE("srs_bench: a run killed with SIGKILL, then --resume, gives the files of an uninterrupted run") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  // Users 1, 3, 4, 5 and 6 are small; user 2 has 400 days of reviews, long
+  // enough (about a second in a Release build) that the run is surely still busy with
+  // it when the test, polling every millisecond, sees user 1's line and kills
+  // the run (one thread takes the users in order).
+  std::vector<srs::data::Revlog> users;
+  for (int u = 1; u <= 6; ++u) {
+    srs::data::Revlog log = small_user(std::to_string(u), static_cast<std::uint64_t>(u));
+    if (u == 2) {
+      srs::data::SimulationOptions so;
+      so.seed = 2;
+      so.days = 400;
+      so.new_cards_per_day = 20;
+      log = srs::data::simulate_user(so, "2");
+    }
+    users.push_back(std::move(log));
+  }
+  write_users(data, users);
+  const std::vector<std::string> common = {"--data", data.string(), "--model", "FSRS-6",    "--model",
+                                           "AVG",    "--short",     "--raw",   "--threads", "1"};
+  auto quoted = [&](const fs::path& out) {
+    std::string s;
+    for (const std::string& a : common) s += sh_quote(a) + " ";
+    return s + "--out " + sh_quote(out.string());
+  };
+  const char* names[] = {"FSRS-6-short.jsonl", "AVG-short.jsonl", "raw/FSRS-6-short.jsonl", "raw/AVG-short.jsonl"};
+
+  const fs::path full = tmp.path / "full";
+  const Run uninterrupted = bench(tmp, quoted(full));
+  CAPTURE(uninterrupted.err);
+  REQUIRE(uninterrupted.status == 0);
+
+  // Killed as soon as user 1's line is in the FSRS-6 file, while user 2 is evaluated.
+  const fs::path killed = tmp.path / "killed";
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"--out", killed.string(), "--quiet"});
+  const pid_t pid = spawn_bench(args, tmp.path / "killed.out", tmp.path / "killed.err");
+  REQUIRE(pid > 0);
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  bool exited = false;
+  while (count_lines(killed / names[0]) == 0) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    REQUIRE(std::chrono::steady_clock::now() - start < std::chrono::minutes(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE_FALSE(exited);
+  REQUIRE(kill(pid, SIGKILL) == 0);
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  // Mid-way: some users are missing from every file.
+  for (const char* name : names) {
+    CAPTURE(name);
+    CHECK(count_lines(killed / name) < users.size());
+  }
+  // A short write's cut-off line at the end of the FSRS-6 raw file (a
+  // single-write append cannot be cut by SIGKILL; a full disk can).
+  const std::string raw_line = lines_of(read_file(full / names[2])).back();
+  std::ofstream(killed / names[2], std::ios::binary | std::ios::app) << raw_line.substr(0, raw_line.size() / 2);
+
+  const Run resumed = bench(tmp, quoted(killed) + " --resume");
+  CAPTURE(resumed.out);
+  CAPTURE(resumed.err);
+  CHECK(resumed.status == 0);
+  CHECK(contains(resumed.err,
+                 (killed / names[2]).string() + " ended with an incomplete line (a killed run); it was dropped"));
+  CHECK(contains(resumed.out, "6 users: 6 evaluated, 0 skipped with fewer than 6 evaluation rows, 0 failed; "));
+  CHECK(contains(resumed.out, "already in the result files, not run again (--resume)"));
+  for (const char* name : names) {
+    CAPTURE(name);
+    CHECK(read_file(killed / name) == read_file(full / name));
+  }
+
+  // Resuming a finished run does nothing and changes nothing.
+  const Run again = bench(tmp, quoted(killed) + " --resume");
+  CAPTURE(again.err);
+  CHECK(again.status == 0);
+  CHECK(contains(again.out, "6 already in the result files, not run again (--resume)"));
+  for (const char* name : names) CHECK(read_file(killed / name) == read_file(full / name));
+}
+
+TEST_CASE("srs_bench: neural models: --pretrain-users/--save-weights, then --weights, flag errors") {
+  const TempDir tmp;
+  const fs::path pool = tmp.path / "pool";
+  write_users(pool, {small_user("1", 1), small_user("2", 2)});
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("3", 3)});
+  const fs::path weights = tmp.path / "grup.json";
+  const Run help = bench(tmp, "--help");
+  for (const char* flag : {"--weights", "--pretrain-users", "--save-weights", "--pretrain-epochs", "--pretrain-batch"})
+    CHECK(contains(help.out, flag));
+
+  // Pretraining only (no --data): writes the weights file and nothing else.
+  const Run pre = bench(tmp, "--model GRU-P --pretrain-users " + sh_quote(pool.string()) + " --save-weights " +
+                                 sh_quote(weights.string()) + " --pretrain-epochs 2 --pretrain-batch 256");
+  CAPTURE(pre.err);
+  REQUIRE(pre.status == 0);
+  const json::Value w = json::parse(read_file(weights));
+  CHECK(w.at("format").as_string() == "srs-neural-weights");
+  CHECK(w.at("model").as_string() == "GRU-P");
+  CHECK(w.at("num_params").as_int() == 297);
+  CHECK(w.at("parameters").size() == 6);
+  CHECK(w.at("pretraining").at("users").size() == 2);
+  CHECK(w.at("pretraining").at("epochs").as_int() == 2);
+
+  // Evaluation from the weights: a GRU-P result line per user, reproducible.
+  const fs::path out = tmp.path / "out";
+  const std::string eval_args =
+      "--data " + sh_quote(data.string()) + " --model GRU-P --weights " + sh_quote(weights.string()) + " --out ";
+  const Run a = bench(tmp, eval_args + sh_quote(out.string()));
+  CAPTURE(a.err);
+  REQUIRE(a.status == 0);
+  const Run b = bench(tmp, eval_args + sh_quote((tmp.path / "out2").string()));
+  REQUIRE(b.status == 0);
+  CHECK(read_file(out / "GRU-P.jsonl") == read_file(tmp.path / "out2" / "GRU-P.jsonl"));
+  // ... and different from the untrained start.
+  const Run c = bench(
+      tmp, "--data " + sh_quote(data.string()) + " --model GRU-P --out " + sh_quote((tmp.path / "out3").string()));
+  REQUIRE(c.status == 0);
+  CHECK(read_file(out / "GRU-P.jsonl") != read_file(tmp.path / "out3" / "GRU-P.jsonl"));
+
+  // Errors: status 2 and a message naming the problem.
+  const std::string d = "--data " + sh_quote(data.string()) + " --out " + sh_quote((tmp.path / "bad").string());
+  const std::pair<std::string, std::string> cases[] = {
+      {d + " --model GRU --weights " + sh_quote(weights.string()), "weights of model GRU-P, not GRU"},
+      {d + " --model AVG --weights " + sh_quote(weights.string()), "--weights applies to the neural models"},
+      {d + " --model GRU-P --save-weights x.json", "need --pretrain-users"},
+      {"--model GRU-P --pretrain-users " + sh_quote(pool.string()), "--pretrain-users needs --save-weights"},
+      {"--model GRU-P --model GRU --pretrain-users " + sh_quote(pool.string()) + " --save-weights x.json",
+       "exactly one --model"},
+      {d + " --model GRU-P --weights " + sh_quote((tmp.path / "none.json").string()), "cannot read"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const Run r = bench(tmp, args);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, message));
+  }
 }

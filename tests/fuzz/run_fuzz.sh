@@ -68,20 +68,26 @@ for t in "${targets[@]}"; do
   max_len=4096
   [ "$t" = pipeline ] && max_len=512
   log="$build/$t.log"
+  # Each target runs in its own folder, where -jobs puts its fuzz-<n>.log files,
+  # so that two targets can be fuzzed at the same time (two runs of this script).
+  work="$build/work/$t"
+  rm -rf "$work"
+  mkdir -p "$work"
   echo "== $t: ${limit[*]} -max_len=$max_len ${parallel[*]} (log: $log)"
   set +e
-  # -timeout: one input may take at most 10 s; -rss_limit_mb: 2 GB.
-  (cd "$build" && "./tests/fuzz/srs_fuzz_$t" "${limit[@]}" "${parallel[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$crashes/" -print_final_stats=1 \
+  # -timeout: one input may take at most 60 s of wall time (inputs take
+  # milliseconds; a shorter limit reports false timeouts when a niced fuzzer is
+  # starved of CPU on a busy machine); -rss_limit_mb: 2 GB.
+  (cd "$work" && "$build/tests/fuzz/srs_fuzz_$t" "${limit[@]}" "${parallel[@]}" -max_len=$max_len -timeout=60 \
+    -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 \
     "$corpus" "$here/corpus/$t" "$here/regressions/$t") >"$log" 2>&1
   rc=$?
   set -e
-  # With -jobs the statistics are in fuzz-<n>.log beside the build.
-  execs=$(cat "$log" "$build"/fuzz-*.log 2>/dev/null | sed -n 's/^stat::number_of_executed_units: *//p' |
+  # With -jobs the statistics are in the jobs' fuzz-<n>.log files.
+  execs=$(cat "$log" "$work"/fuzz-*.log 2>/dev/null | sed -n 's/^stat::number_of_executed_units: *//p' |
           awk '{s += $1} END {print s + 0}' || true)
   found=$(find "$crashes" -type f | wc -l)
   echo "== $t: exit $rc, $execs executions, $found problem input(s) in $crashes"
-  rm -f "$build"/fuzz-*.log
   if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
     status=1
     tail -n 40 "$log"

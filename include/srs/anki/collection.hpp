@@ -56,6 +56,7 @@
 
 #include <algorithm>     // std::sort, std::unique, std::lower_bound, std::find
 #include <charconv>      // std::from_chars
+#include <cmath>         // std::isfinite, std::trunc, std::abs
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::int32_t, std::int64_t, std::uint64_t
 #include <filesystem>    // std::filesystem::path, std::filesystem::exists
@@ -74,6 +75,7 @@
 #include <srs/data/revlog.hpp>          // data::Revlog
 #include <srs/data/tables.hpp>          // data::PartitionTables, CardInfo, DeckInfo
 #include <srs/detail/json.hpp>          // srs::detail::json::parse
+#include <srs/detail/number.hpp>        // srs::detail::shortest_repr
 
 namespace srs::anki {
 
@@ -176,6 +178,8 @@ class Database {
     }
     std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
     bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+    int type(int col) const { return sqlite3_column_type(stmt_, col); }
+    double real(int col) const { return sqlite3_column_double(stmt_, col); }
     std::string text(int col) const {
       const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
       const int n = sqlite3_column_bytes(stmt_, col);
@@ -348,6 +352,8 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
     }
     json_decks = legacy;
   }
+  if (c.creation_time < -max_time_ms / 1000 || c.creation_time > max_time_ms / 1000)
+    db.fail("col.crt " + std::to_string(c.creation_time) + " s is out of range (at most 8.64e12 s from 1970)");
   if (c.schema_version < 11 || c.schema_version > 18)
     db.fail("unsupported Anki collection schema version " + std::to_string(c.schema_version) +
             " (col.ver; supported: 11 to 18)");
@@ -381,18 +387,36 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
   c.days.rollover_hour = opt.rollover_hour.value_or(c.rollover_hour);
   c.days.utc_offset_minutes = opt.utc_offset_minutes.value_or(c.creation_offset_minutes);
 
-  // The revlog, through the builder's rules.
+  // The revlog, through the builder's rules. Every value must be an integer
+  // (a whole-number real too, as Anki's "Check Database" turns them into
+  // integers); text, NULL, blobs and fractions are errors naming the row.
   std::vector<RevlogEntry> entries;
   {
     Database::Statement s(db, "SELECT id, cid, ease, type, factor, time FROM revlog");
+    constexpr const char* names[] = {"id", "cid", "ease", "type", "factor", "time"};
+    std::size_t row = 0;
+    auto value = [&](int col) -> std::int64_t {
+      const int type = s.type(col);
+      if (type == SQLITE_INTEGER) return s.integer(col);
+      std::string held = type == SQLITE_NULL ? "NULL" : type == SQLITE_TEXT ? "text" : "a blob";
+      if (type == SQLITE_FLOAT) {
+        const double x = s.real(col);
+        if (std::isfinite(x) && x == std::trunc(x) && std::abs(x) < 9.0e15) return static_cast<std::int64_t>(x);
+        held = srs::detail::shortest_repr(x);
+      }
+      const std::string where = s.type(0) == SQLITE_INTEGER ? "revlog row with id " + std::to_string(s.integer(0))
+                                                            : "revlog row " + std::to_string(row);
+      db.fail(where + ": column 'revlog." + names[col] + "' holds " + held + ", expected an integer");
+    };
     while (s.step()) {
+      ++row;
       RevlogEntry e;
-      e.time_ms = s.integer(0);
-      e.card_id = s.integer(1);
-      e.rating = static_cast<std::int32_t>(s.integer(2));
-      e.kind = static_cast<std::int32_t>(s.integer(3));
-      e.factor = static_cast<std::int32_t>(s.integer(4));
-      e.duration_ms = static_cast<std::int32_t>(s.integer(5));
+      e.time_ms = value(0);
+      e.card_id = value(1);
+      e.rating = static_cast<std::int32_t>(value(2));
+      e.kind = static_cast<std::int32_t>(value(3));
+      e.factor = static_cast<std::int32_t>(value(4));
+      e.duration_ms = static_cast<std::int32_t>(value(5));
       entries.push_back(e);
     }
   }

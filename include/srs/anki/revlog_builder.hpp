@@ -64,6 +64,11 @@ struct RevlogEntry {
   std::int32_t duration_ms = 0;             ///< answer time in ms (Anki: revlog.time)
 };
 
+/// Review times and creation times may lie at most this far from 1970 (in ms;
+/// 100,000,000 days, the range of a JavaScript Date): enough for any clock, and
+/// small enough that the day arithmetic below never overflows.
+inline constexpr std::int64_t max_time_ms = 8'640'000'000'000'000;
+
 /// How review times become day indices (rule 4).
 struct DayBoundary {
   enum class Mode {
@@ -92,8 +97,11 @@ struct DayBoundary {
     return ms >= 0 ? ms / 86'400'000 : -((-ms + 86'399'999) / 86'400'000);  // floor
   }
 
-  /// @throws UsageError for a rollover hour outside 0..23 or an offset beyond ±24 h
+  /// @throws UsageError for a rollover hour outside 0..23, an offset beyond ±24 h
+  ///         or a creation time beyond ±max_time_ms
   void validate() const {
+    if (mode == Mode::creation_time && (creation_time < -max_time_ms / 1000 || creation_time > max_time_ms / 1000))
+      throw UsageError("the creation time must be within ±8.64e12 s of 1970, got " + std::to_string(creation_time));
     if (mode == Mode::rollover) {
       if (rollover_hour < 0 || rollover_hour > 23)
         throw UsageError("the rollover hour must be 0..23, got " + std::to_string(rollover_hour));
@@ -118,7 +126,7 @@ struct BuildInfo {
 /// @param user, source  the Revlog's user id and source (for error messages)
 /// @param info          if given, receives the card-id map and drop counts
 /// @throws UsageError for an invalid DayBoundary, InputError (naming `source`)
-///         for two entries of one card at the same time
+///         for two entries of one card at the same time or a time beyond ±max_time_ms
 inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoundary& days, std::string user,
                                  std::string source, BuildInfo* info = nullptr) {
   days.validate();
@@ -130,6 +138,10 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
   std::vector<RevlogEntry> kept;
   kept.reserve(entries.size());
   for (const RevlogEntry& e : entries) {
+    if (e.time_ms < -max_time_ms || e.time_ms > max_time_ms)
+      throw InputError(source, 0, "",
+                       "review time " + std::to_string(e.time_ms) + " ms is out of range (card " +
+                           std::to_string(e.card_id) + "; at most 8.64e15 ms from 1970)");
     if (e.rating < 1 || e.rating > 4) {
       ++bi.dropped_rating;
     } else if (e.kind == kind_filtered && e.factor == 0) {
