@@ -68,6 +68,9 @@ for t in "${targets[@]}"; do
   max_len=4096
   [ "$t" = pipeline ] && max_len=512
   log="$build/$t.log"
+  # The seed corpus and regression inputs that exist (git keeps no empty folder).
+  seeds=()
+  for d in "$here/corpus/$t" "$here/regressions/$t"; do [ -d "$d" ] && seeds+=("$d"); done
   # Each target runs in its own folder, where -jobs puts its fuzz-<n>.log files,
   # so that two targets can be fuzzed at the same time (two runs of this script).
   work="$build/work/$t"
@@ -80,11 +83,14 @@ for t in "${targets[@]}"; do
   # starved of CPU on a busy machine); -rss_limit_mb: 2 GB.
   (cd "$work" && "$build/tests/fuzz/srs_fuzz_$t" "${limit[@]}" "${parallel[@]}" -max_len=$max_len -timeout=60 \
     -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 \
-    "$corpus" "$here/corpus/$t" "$here/regressions/$t") >"$log" 2>&1
+    "$corpus" "${seeds[@]}") >"$log" 2>&1
   rc=$?
   set -e
-  # With -jobs the statistics are in the jobs' fuzz-<n>.log files.
-  execs=$(cat "$log" "$work"/fuzz-*.log 2>/dev/null | sed -n 's/^stat::number_of_executed_units: *//p' |
+  # With -jobs the statistics are in the jobs' fuzz-<n>.log files (which the
+  # main log repeats: count them once).
+  stats=("$log")
+  [ "$jobs" -gt 1 ] && stats=("$work"/fuzz-*.log)
+  execs=$(cat "${stats[@]}" 2>/dev/null | sed -n 's/^stat::number_of_executed_units: *//p' |
           awk '{s += $1} END {print s + 0}' || true)
   found=$(find "$crashes" -type f | wc -l)
   echo "== $t: exit $rc, $execs executions, $found problem input(s) in $crashes"
