@@ -44,6 +44,8 @@
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/sched/fit.hpp>            // srs::sched::fit
 
+#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
 #include <sqlite3.h>    // sqlite3_open, sqlite3_exec, sqlite3_prepare_v2, sqlite3_bind_blob
@@ -64,24 +66,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using srs::test::read_file;
+using srs::test::sh_quote;
+using srs::test::TempDir;
 namespace anki = srs::anki;
 using srs::data::RevlogRow;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    do {
-      path = fs::temp_directory_path() / ("srs_anki_test_" + std::to_string(rd()) + std::to_string(rd()));
-    } while (!fs::create_directory(path));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 /// A writable SQLite database for building test collections.
 class Db {
@@ -317,17 +306,6 @@ void check_tables(const anki::Collection& c) {
   CHECK(c.info.dropped_filtered == 1);
   CHECK(c.info.dropped_cards == 1);
   CHECK(c.info.dropped_history == 2 + 4);  // C's two reviews, B's first four
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 int run(const std::string& cmd) {

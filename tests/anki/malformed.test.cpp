@@ -17,6 +17,8 @@
 
 #include <srs/core/error.hpp>  // srs::InputError
 
+#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
 #include <sqlite3.h>   // sqlite3_open, sqlite3_exec, sqlite3_close
@@ -33,27 +35,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    do {
-      path = fs::temp_directory_path() / ("srs_anki_malformed_" + std::to_string(rd()) + std::to_string(rd()));
-    } while (!fs::create_directory(path));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using srs::test::read_file;
+using srs::test::sh_quote;
+using srs::test::TempDir;
 
 void write_file(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
@@ -127,12 +111,6 @@ std::string import_error(const fs::path& p, const std::string& fragment) {
     return what;
   }
   return "";
-}
-
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace

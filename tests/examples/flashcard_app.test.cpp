@@ -23,6 +23,8 @@
 #include <string>      // std::string, std::to_string, std::getline
 #include <vector>      // std::vector
 
+#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, INFO
 
 #include <srs/data/synthetic.hpp>  // srs::data::simulate_user, SimulationOptions
@@ -32,33 +34,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    do {
-      path = fs::temp_directory_path() / ("srs_flashcard_test_" + std::to_string(rd()) + std::to_string(rd()));
-    } while (!fs::create_directory(path));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using srs::test::read_file;
+using srs::test::sh_quote;
+using srs::test::TempDir;
 
 struct Run {
   int status = -1;

@@ -55,6 +55,8 @@
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
+#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE, MESSAGE
 
 #include <srs/data/csv.hpp>         // srs::data::write_revlog_csv, format_revlog_csv
@@ -71,42 +73,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using srs::test::read_file;
+using srs::test::sh_quote;
+using srs::test::TempDir;
 namespace json = srs::detail::json;
-
-/// A fresh folder under the system temp directory, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    do {
-      path = fs::temp_directory_path() / ("srs_bench_test_" + std::to_string(rd()) + std::to_string(rd()));
-    } while (!fs::create_directory(path));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-/// `s` quoted for /bin/sh.
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

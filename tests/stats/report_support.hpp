@@ -26,46 +26,15 @@
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph, Ici
 #include <srs/eval/metrics.hpp>      // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
 
 namespace report_test {
 
 namespace fs = std::filesystem;
+using srs::test::read_file;
+using srs::test::sh_quote;
+using srs::test::TempDir;
 namespace json = srs::detail::json;
-
-/// A fresh folder under the system temp directory, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    do {
-      path = fs::temp_directory_path() / ("srs_report_test_" + std::to_string(rd()) + std::to_string(rd()));
-    } while (!fs::create_directory(path));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-/// `s` quoted for /bin/sh.
-inline std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 inline void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
