@@ -31,17 +31,26 @@ std::vector<Step> steps() {
   return s;
 }
 
+/// FSRS-6's defaults on scalar type T; on Dual numbers each w_k seeded with e_k (as the trainer does).
+template <class T>
+std::array<T, 21> default_params() {
+  const auto defaults = Fsrs6{}.default_params();
+  std::array<T, 21> w;
+  for (std::size_t k = 0; k < 21; ++k) {
+    if constexpr (srs::core::is_dual_v<T>) {
+      w[k] = T::variable(defaults[k], k);
+    } else {
+      w[k] = static_cast<T>(defaults[k]);
+    }
+  }
+  return w;
+}
+
 /// One review: update the state and evaluate recall, on scalar type T.
 template <class T>
 void step_loop(benchmark::State& state) {
   const Fsrs6 model;
-  const auto defaults = model.default_params();
-  std::array<T, 21> w;
-  if constexpr (srs::core::is_dual_v<T>) {
-    for (std::size_t k = 0; k < 21; ++k) w[k] = T::variable(defaults[k], k);
-  } else {
-    for (std::size_t k = 0; k < 21; ++k) w[k] = static_cast<T>(defaults[k]);
-  }
+  const std::array<T, 21> w = default_params<T>();
   const std::span<const T, 21> ws(w);
   const std::vector<Step> seq = steps();
   for (auto _ : state) {
@@ -72,13 +81,7 @@ BENCHMARK(BM_step_dual21);
 template <class T, bool Generic = false>
 void derived_step_loop(benchmark::State& state) {
   const Fsrs6 model;
-  const auto defaults = model.default_params();
-  std::array<T, 21> w;
-  if constexpr (srs::core::is_dual_v<T>) {
-    for (std::size_t k = 0; k < 21; ++k) w[k] = T::variable(defaults[k], k);
-  } else {
-    for (std::size_t k = 0; k < 21; ++k) w[k] = static_cast<T>(defaults[k]);
-  }
+  const std::array<T, 21> w = default_params<T>();
   auto dv = model.derive(std::span<const T, 21>(w));
   if constexpr (Generic) dv.seeded = false;
   const std::vector<Step> seq = steps();
