@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Micro-benchmarks of FSRS-6 (Google Benchmark):
 //  - one review step (state update + recall) on double, float and
-//    Dual<double, 21> (value + the whole 21-parameter gradient in one pass);
+//    Dual<double, 21> (value + the whole 21-parameter gradient in one pass),
+//    and in reverse mode (Fsrs6::CardAdjoint, what training uses);
 //  - predicting a review from its whole history, per review replayed;
 //  - training one simulated user of ~10k reviews with the shared trainer;
 //  - the whole srs-bench protocol (5 folds) on that user.
@@ -107,6 +108,33 @@ BENCHMARK(BM_derived_step_float);
 BENCHMARK(BM_derived_step_dual21_fused);
 BENCHMARK(BM_derived_step_dual21_generic);
 BENCHMARK(BM_derived_step_dual21f_generic);
+
+/// The same review steps in reverse mode, as training runs them
+/// (Fsrs6::CardAdjoint): one row after every review (recall at 5 days), the
+/// forward pass recording each step's local partials, then one backward sweep
+/// accumulating the 21-parameter gradient of Σ coef·p. FastPow: e^(y ln x)
+/// (card-window batches, --fast) or std::pow (reference batches).
+template <bool FastPow>
+void adjoint_step_loop(benchmark::State& state) {
+  const Fsrs6 model;
+  const std::array<Dual<double, 21>, 21> w = default_params<Dual<double, 21>>();
+  auto adjoint = model.card_adjoint();
+  adjoint.reset(std::span<const Dual<double, 21>, 21>(w));
+  const std::vector<Step> seq = steps();
+  std::array<double, 21> grad{};
+  for (auto _ : state) {
+    adjoint.template card<FastPow>(
+        std::span<const Step>(seq), seq.size() - 1, [](std::size_t k) { return k + 2; },
+        [](std::size_t) { return 5.0; }, [](std::size_t, double p) { return p - 0.9; }, std::span<double, 21>(grad));
+    benchmark::DoNotOptimize(grad);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(seq.size() - 1));
+  state.SetLabel("items = review steps (update + recall + gradient), reverse mode");
+}
+void BM_adjoint_step_fast_pow(benchmark::State& s) { adjoint_step_loop<true>(s); }
+void BM_adjoint_step_exact_pow(benchmark::State& s) { adjoint_step_loop<false>(s); }
+BENCHMARK(BM_adjoint_step_fast_pow);
+BENCHMARK(BM_adjoint_step_exact_pow);
 
 /// A simulated user of about 10k reviews, preprocessed as for FSRS-6 --short.
 const srs::data::Dataset& user10k() {

@@ -19,6 +19,7 @@
 
 #include <srs/models/fsrs.hpp>   // srs::models::Fsrs6, FsrsState, detail::fit_initial_stability, collect_s0_groups
 #include <srs/core/dual.hpp>     // srs::core::Dual
+#include <srs/core/replay.hpp>   // srs::core::Predictor, srs::core::predict
 #include <srs/core/error.hpp>    // srs::InadequateData
 #include <srs/data/dataset.hpp>  // srs::data::Dataset, Item, Step
 
@@ -35,6 +36,7 @@
 #include <optional>   // std::optional
 #include <random>     // std::mt19937_64, distributions
 #include <span>       // std::span
+#include <stdexcept>  // std::invalid_argument
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -421,6 +423,128 @@ TEST_CASE("Fsrs6: the fused tangent path equals the generic Dual path (values ex
   std::array<D, 21> wd;
   for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(m.default_params()[k], (k + 1) % 21);
   CHECK_FALSE(m.derive(std::span<const D, 21>(wd)).seeded);
+}
+
+namespace {
+/// The rows of one card for Predictor::card-style passes: every later review
+/// h[j] (j >= 1) is a row with history h[0..j) and delta_t = h[j].t, plus, when
+/// `extra`, a second row of the same length at another interval (so that a
+/// row's curve is not always the next review's).
+struct CardRows {
+  std::vector<std::size_t> len;
+  std::vector<double> dt;
+};
+CardRows card_rows(const std::vector<Step>& h, bool extra) {
+  CardRows r;
+  for (std::size_t j = 1; j < h.size(); ++j) {
+    if (extra && j % 3 == 0) {
+      r.len.push_back(j);
+      r.dt.push_back(h[j].t + 2.5);
+    }
+    r.len.push_back(j);
+    r.dt.push_back(h[j].t);
+  }
+  return r;
+}
+}  // namespace
+
+TEST_CASE("Fsrs6: card() reuses the row's curve value for the next review, with predict()'s values exactly") {
+  const Fsrs6 m;
+  std::size_t rows = 0, reused = 0;
+  for (std::uint64_t seed = 0; seed < 120; ++seed) {
+    CAPTURE(seed);
+    const W w = srs::test::random_params(m, seed);
+    srs::test::HistoryOptions ho;
+    ho.min_len = 2;
+    ho.max_len = 4 + seed % 40;
+    const auto h = srs::test::simulate_history(seed * 7919 + 11, ho);
+    const CardRows r = card_rows(h, seed % 2 == 1);
+    const srs::core::Predictor<double, Fsrs6> pd(m, std::span<const double, 21>(w));
+    const std::array<float, 21> wf = [&] {
+      std::array<float, 21> f{};
+      for (std::size_t k = 0; k < 21; ++k) f[k] = static_cast<float>(w[k]);
+      return f;
+    }();
+    const srs::core::Predictor<float, Fsrs6> pf(m, std::span<const float, 21>(wf));
+    std::vector<double> got(r.len.size(), -1);
+    std::vector<float> got_f(r.len.size(), -1);
+    auto len = [&](std::size_t k) { return r.len[k]; };
+    auto dt = [&](std::size_t k) { return r.dt[k]; };
+    pd.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, double p) { got[k] = p; });
+    pf.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, float p) { got_f[k] = p; });
+    for (std::size_t k = 0; k < r.len.size(); ++k) {
+      CAPTURE(k);
+      const std::span<const Step> hist(h.data(), r.len[k]);
+      CHECK(got[k] == srs::core::predict(m, std::span<const double, 21>(w), hist, r.dt[k]));
+      CHECK(got_f[k] == srs::core::predict(m, std::span<const float, 21>(wf), hist, r.dt[k]));
+      ++rows;
+      reused += (k + 1 < r.len.size() && r.len[k + 1] > r.len[k] && h[r.len[k]].t == r.dt[k] && r.dt[k] >= 1) ? 1 : 0;
+    }
+  }
+  CHECK(rows > 1500);
+  CHECK(reused > 500);  // the shared-curve path is exercised
+}
+
+TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predictions card()'s to a few ulp") {
+  using D = srs::core::Dual<double, 21>;
+  const Fsrs6 m;
+  std::mt19937_64 rng(5);
+  std::size_t rows = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    CAPTURE(seed);
+    // Random in-box vectors (even seeds) and uniform ones (odd), as the fused-path test: clamps and kinks occur.
+    const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
+    std::array<D, 21> wd;
+    for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w[k], k);
+    const std::span<const D, 21> ws(wd);
+    srs::test::HistoryOptions ho;
+    ho.min_len = 2;
+    ho.max_len = 3 + seed % 50;
+    const auto h = srs::test::simulate_history(seed * 104729 + 5, ho);
+    const CardRows r = card_rows(h, seed % 3 == 0);
+    auto len = [&](std::size_t k) { return r.len[k]; };
+    auto dt = [&](std::size_t k) { return r.dt[k]; };
+    // Any weights of the rows' predictions will do: dL/dp_k = coef(k, p_k).
+    auto coef = [](std::size_t k, double p) { return (k % 2 == 0 ? 1.0 : -0.7) / (0.05 + p); };
+    // Forward mode: Σ coef_k ∇p_k from the fused tangent path.
+    std::array<double, 21> expect{};
+    std::vector<double> p_fwd(r.len.size());
+    const srs::core::Predictor<D, Fsrs6> fwd(m, ws);
+    fwd.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, const D& p) {
+      p_fwd[k] = p.val;
+      for (std::size_t j = 0; j < 21; ++j) expect[j] += coef(k, p.val) * p.grad[j];
+    });
+    // Reverse mode, accumulating onto a gradient that is not zero.
+    std::array<double, 21> got;
+    got.fill(0.5);
+    std::vector<double> p_rev(r.len.size(), -1);
+    auto adj = m.card_adjoint();
+    adj.reset(ws);
+    adj.card(
+        std::span<const Step>(h), r.len.size(), len, dt,
+        [&](std::size_t k, double p) {
+          p_rev[k] = p;
+          return coef(k, p);
+        },
+        std::span<double, 21>(got));
+    for (std::size_t k = 0; k < p_rev.size(); ++k) {
+      CAPTURE(k);
+      CHECK(rel_close(p_rev[k], p_fwd[k], 1e-13));  // e^(y ln x) instead of pow: a few ulp
+    }
+    double scale = 0;
+    for (double g : expect) scale = std::max(scale, std::abs(g));
+    for (std::size_t j = 0; j < 21; ++j) {
+      CAPTURE(j);
+      CHECK(std::abs((got[j] - 0.5) - expect[j]) <= 1e-10 * std::max(1.0, scale));
+    }
+    rows += r.len.size();
+  }
+  CHECK(rows > 2500);
+  // Parameters without unit tangents are refused.
+  std::array<D, 21> wd;
+  for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(m.default_params()[k], (k + 1) % 21);
+  auto adj = m.card_adjoint();
+  CHECK_THROWS_AS(adj.reset(std::span<const D, 21>(wd)), std::invalid_argument);
 }
 
 TEST_CASE("Fsrs6: NaN parity with out-of-box parameters") {

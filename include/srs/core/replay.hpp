@@ -80,6 +80,8 @@ class Predictor {
   void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Emit emit) const {
     if constexpr (HistoryOver<M, T>) {
       for (std::size_t k = 0; k < n; ++k) emit(k, model_.predict(w_, steps.first(len(k)), delta_t(k)));
+    } else if constexpr (requires { model_.card(params(), steps, n, len, delta_t, emit); }) {
+      model_.card(params(), steps, n, len, delta_t, emit);  // the model's own pass (same values)
     } else {
       if (n == 0) return;
       auto state = model_.init(params(), steps[0]);
@@ -124,11 +126,7 @@ class Predictor {
 
 /// Binary cross-entropy of a prediction as PyTorch's BCELoss computes it: each
 /// log is clamped at -100, so a certain wrong prediction costs 100, not ∞.
-inline double bce(double p, int y) {
-  const double lp = std::max(std::log(p), -100.0);
-  const double lq = std::max(std::log(1.0 - p), -100.0);
-  return -(y ? lp : lq);
-}
+inline double bce(double p, int y) { return -std::max(std::log(y ? p : 1.0 - p), -100.0); }
 
 /// d BCE / d p as PyTorch's BCELoss backward computes it: (p - y) / max(p (1 - p), 1e-12).
 inline double bce_derivative(double p, int y) { return (p - static_cast<double>(y)) / std::max(p * (1.0 - p), 1e-12); }

@@ -16,15 +16,14 @@
 /// rows a non-secs run would evaluate; read by eval::EqualizeSplit).
 #pragma once
 
-#include <algorithm>      // std::stable_sort
-#include <cstddef>        // std::size_t, std::ptrdiff_t
-#include <cstdint>        // std::int32_t, std::int64_t
-#include <optional>       // std::optional
-#include <span>           // std::span
-#include <string>         // std::string
-#include <string_view>    // std::string_view
-#include <unordered_map>  // std::unordered_map
-#include <vector>         // std::vector
+#include <algorithm>    // std::stable_sort, std::is_sorted
+#include <cstddef>      // std::size_t, std::ptrdiff_t
+#include <cstdint>      // std::int32_t, std::int64_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 namespace srs::data {
 
@@ -84,14 +83,18 @@ struct CardGroups {
 /// Group `items` (indices into ds.items) by card; see CardGroups.
 inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> items) {
   // Cards are identified by the start of their history in ds.steps.
-  std::unordered_map<std::size_t, std::size_t> card_of;
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> card_of(ds.steps.size() + 1, none);  // hist_begin -> card
   std::vector<std::size_t> card(items.size());
   std::vector<std::size_t> count;
   for (std::size_t k = 0; k < items.size(); ++k) {
-    const auto [it, fresh] = card_of.try_emplace(ds.items[items[k]].hist_begin, count.size());
-    if (fresh) count.push_back(0);
-    card[k] = it->second;
-    ++count[it->second];
+    std::size_t& c = card_of.at(ds.items[items[k]].hist_begin);
+    if (c == none) {
+      c = count.size();
+      count.push_back(0);
+    }
+    card[k] = c;
+    ++count[c];
   }
   CardGroups g;
   g.offsets.assign(count.size() + 1, 0);
@@ -99,11 +102,14 @@ inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> 
   g.positions.resize(items.size());
   std::vector<std::size_t> fill(g.offsets.begin(), g.offsets.end() - 1);
   for (std::size_t k = 0; k < items.size(); ++k) g.positions[fill[card[k]]++] = k;
+  const auto shorter = [&](std::size_t a, std::size_t b) {
+    return ds.items[items[a]].hist_len < ds.items[items[b]].hist_len;
+  };
   for (std::size_t c = 0; c < count.size(); ++c) {
-    std::stable_sort(
-        g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c]),
-        g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c + 1]),
-        [&](std::size_t a, std::size_t b) { return ds.items[items[a]].hist_len < ds.items[items[b]].hist_len; });
+    const auto first = g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c]);
+    const auto last = g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c + 1]);
+    if (!std::is_sorted(first, last, shorter))
+      std::stable_sort(first, last, shorter);  // rows in time order usually are
   }
   return g;
 }

@@ -39,16 +39,18 @@
 /// recall and without the |s - s0|/16 term, and FSRS-4.5's secs defaults.
 #pragma once
 
-#include <algorithm>    // std::min, std::max, std::clamp
+#include <algorithm>    // std::min, std::max, std::clamp, std::fill_n
 #include <array>        // std::array
 #include <cmath>        // std::pow, std::log, std::abs, std::exp
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t, std::uintmax_t
 #include <limits>       // std::numeric_limits
 #include <map>          // std::map
+#include <optional>     // std::optional
 #include <span>         // std::span
+#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
-#include <utility>      // std::pair
+#include <utility>      // std::pair, std::as_const
 #include <vector>       // std::vector
 
 #include <boost/math/tools/minima.hpp>  // boost::math::tools::brent_find_minima
@@ -912,28 +914,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
 
   template <class T>
   State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step) const {
-    using core::clamp;
-    using core::min;
-    using std::pow;
-    using V = core::value_t<T>;
-    if constexpr (core::is_dual_v<T>) {
-      if (dv.seeded) return next_seeded(dv, st, step);
-    }
-    const std::span<const T, 21> w = dv.w;
-    const int g = step.rating;
-    T s;
-    if (step.t < 1.0) {
-      // Same-day review.
-      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
-      T sinc = dv.same_day[k] * pow(st.s, -w[19]);
-      if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
-      s = st.s * sinc;
-    } else {
-      const T r = pow(V(1) + dv.factor * V(step.t) / st.s, -w[20]);
-      s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g)
-                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / dv.lapse_cap);
-    }
-    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, st.d, g)};
+    return next_with(dv, st, step, static_cast<const T*>(nullptr));
   }
 
   template <class T>
@@ -952,7 +933,61 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return pow(V(1) + dv.factor * V(delta_t) / st.s, -dv.w[20]);
   }
 
+  /// Predictions of the rows of one card (core::Predictor::card uses it): the
+  /// generic loop, except that the curve value R(t, S) computed for a row's
+  /// prediction is reused by the card's next review when that review's elapsed
+  /// time equals the row's delta_t (as it does for consecutive rows of a card):
+  /// the same expression on the same operands, so the same values, with one
+  /// pow fewer per review. Seeded duals (training) take the fused path instead.
+  template <class T, class Len, class Dt, class Emit>
+  void card(const Derived<T>& dv, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
+            Emit emit) const {
+    if (n == 0) return;
+    State<T> state = init(dv, steps[0]);
+    std::size_t done = 1;  // reviews replayed into `state`
+    T r{};                 // the last row's prediction, from `state`
+    double r_t = 0;        // ... at this elapsed time
+    bool have_r = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const std::size_t l = len(k); done < l; ++done) {
+        state = next_with(dv, state, steps[done], have_r && steps[done].t == r_t ? &r : static_cast<const T*>(nullptr));
+        have_r = false;
+      }
+      r_t = delta_t(k);
+      r = recall(dv, state, r_t);
+      have_r = !dv.seeded;
+      emit(k, std::as_const(r));
+    }
+  }
+
  private:
+  /// next(); `r_known`, when given, is R(step.t, st.s) as recall() computes it.
+  template <class T>
+  State<T> next_with(const Derived<T>& dv, const State<T>& st, data::Step step, const T* r_known) const {
+    using core::clamp;
+    using core::min;
+    using std::pow;
+    using V = core::value_t<T>;
+    if constexpr (core::is_dual_v<T>) {
+      if (dv.seeded) return next_seeded(dv, st, step);
+    }
+    const std::span<const T, 21> w = dv.w;
+    const int g = step.rating;
+    T s;
+    if (step.t < 1.0) {
+      // Same-day review.
+      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
+      T sinc = dv.same_day[k] * pow(st.s, -w[19]);
+      if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
+      s = st.s * sinc;
+    } else {
+      const T r = r_known ? *r_known : pow(V(1) + dv.factor * V(step.t) / st.s, -w[20]);
+      s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g)
+                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / dv.lapse_cap);
+    }
+    return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, st.d, g)};
+  }
+
   // --- The fused tangent path (forward mode, T = Dual<V, 21>, unit seeds) ---
   // The generic path runs every elementary operation on 21-wide tangents. Here
   // each step computes its values with the same scalar operations, in the same
@@ -973,59 +1008,105 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return {dx, dy};
   }
 
+  /// x^y and, on demand, its partials (as pow_partials). Fast = false: std::pow,
+  /// the generic path's value. Fast = true (the reverse-mode training pass): for
+  /// x > 0, e^(y ln x), reusing ln x for ∂/∂y — a few ulp from std::pow, one
+  /// pow fewer per use (the gradient needs ln x anyway).
+  template <bool Fast, class V>
+  struct PowOf {
+    V x, y, p, log_x = 0;
+    bool have_log = false;
+    PowOf(V x_, V y_) : x(x_), y(y_) {
+      if constexpr (Fast) {
+        if (x > V(0)) {
+          log_x = std::log(x);
+          p = std::exp(y * log_x);
+          have_log = true;
+          return;
+        }
+      }
+      p = std::pow(x, y);
+    }
+    std::pair<V, V> partials() const {
+      if (have_log) return {y == V(0) ? V(0) : y * p / x, p == V(0) ? V(0) : p * log_x};
+      return pow_partials(x, y, p);
+    }
+  };
+
   /// R = (1 + F t / S)^(-w20) and its partials ∂R/∂S and ∂R/∂w20 (through F too).
   template <class V>
   struct Curve {
     V r, d_s, d_w20;
   };
-  template <class T, class V = core::value_t<T>>
+  template <bool Fast = false, class T, class V = core::value_t<T>>
   static Curve<V> curve(const Derived<T>& dv, V s, double t) {
-    using std::pow;
     const V q = dv.factor.val * V(t) / s;
     const V b = V(1) + q;
     const V w20 = dv.w[20].val;
-    const V r = pow(b, -w20);
-    const auto [dx, dy] = pow_partials(b, -w20, r);
+    const PowOf<Fast, V> pw(b, -w20);
+    const V r = pw.p;
+    const auto [dx, dy] = pw.partials();
     // ∇b = (t/S) ∇F - (q/S) ∇S, ∇F = F' e20;  ∇(-w20) = -e20
     return {r, dx * (-q / s), dx * (V(t) * dv.factor.grad[20] / s) - dy};
   }
 
-  template <class T>
-  State<T> next_seeded(const Derived<T>& dv, const State<T>& st, data::Step step) const {
+  /// One review step on the values (S, D) and its local partial derivatives:
+  /// s' = `s`, d' = `d`; ∂s'/∂S = a_s, ∂s'/∂D = b_s, ∂s'/∂w_k = c_s[j] for the
+  /// n_s indices k = k_s[j] (direct; every other one is zero), ∂d'/∂D = a_d,
+  /// ∂d'/∂w_{4+j} = c_d[j]; all zero for a clamped output.
+  template <class V>
+  struct Local {
+    V s, d;
+    V a_s = 0, b_s = 0, a_d = 0;
+    std::size_t n_s = 0;
+    std::array<std::uint8_t, 7> k_s{};
+    std::array<V, 7> c_s{};
+    std::array<V, 4> c_d{};
+    void add_s(std::size_t k, V v) {
+      k_s[n_s] = static_cast<std::uint8_t>(k);
+      c_s[n_s++] = v;
+    }
+  };
+  /// The step's values with exactly the generic path's scalar operations, and
+  /// its partials (Fast: PowOf's e^(y ln x) instead of std::pow). `known`, when
+  /// given, is curve<Fast>(dv, S, step.t).
+  template <bool Fast = false, class T, class V = core::value_t<T>>
+  Local<V> local_step(const Derived<T>& dv, V S, V D, data::Step step, const Curve<V>* known = nullptr) const {
     using std::exp;
     using std::pow;
-    using V = core::value_t<T>;
     const auto w = [&](std::size_t k) { return dv.w[k].val; };
-    const V S = st.s.val, D = st.d.val;
     const int g = step.rating;
-    V s;                        // new stability
-    V a_s = 0, b_s = 0;         // ∂s/∂S, ∂s/∂D
-    std::array<V, 21> c_s{};    // ∂s/∂w_k (direct)
+    Local<V> out;
+    V s;               // new stability
+    V& a_s = out.a_s;  // ∂s/∂S
+    V& b_s = out.b_s;  // ∂s/∂D
     if (step.t < 1.0) {
       // Same-day: s = S · max(1, c S^(-w19)) (the floor for g >= G0), c = e^(w17 (g - 3 + w18)).
       const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
       const T& c = dv.same_day[k];
-      const V p = pow(S, -w(19));
+      const PowOf<Fast, V> pw(S, -w(19));
+      const V p = pw.p;
       V sinc = c.val * p;
       if (g >= same_day_floor_rating && sinc < V(1)) {
         sinc = V(1);
         s = S * sinc;
         a_s = sinc;
       } else {
-        const auto [dx, dy] = pow_partials(S, -w(19), p);
+        const auto [dx, dy] = pw.partials();
         s = S * sinc;
         a_s = sinc + S * c.val * dx;
-        c_s[19] = -S * c.val * dy;
-        c_s[17] = S * p * c.grad[17];
-        c_s[18] = S * p * c.grad[18];
+        out.add_s(19, -S * c.val * dy);
+        out.add_s(17, S * p * c.grad[17]);
+        out.add_s(18, S * p * c.grad[18]);
       }
     } else {
-      const Curve<V> cr = curve(dv, S, step.t);
+      const Curve<V> cr = known ? *known : curve<Fast>(dv, S, step.t);
       const V r = cr.r;
       if (g > 1) {
         // s = S (1 + e^w8 (11 - D) S^(-w9) (e^(w10 (1 - R)) - 1) m), m = w15 (Hard), w16 (Easy), else 1
-        const V p = pow(S, -w(9));
-        const auto [dx, dy] = pow_partials(S, -w(9), p);
+        const PowOf<Fast, V> pw(S, -w(9));
+        const V p = pw.p;
+        const auto [dx, dy] = pw.partials();
         const V e = exp((V(1) - r) * w(10));
         const V a1 = dv.exp_w8.val * (V(11) - D);
         const V a = a1 * p;
@@ -1037,18 +1118,20 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
         const V f_r = a * e * -w(10) * m;
         a_s = (V(1) + fm) + S * (a1 * dx * (e - V(1)) * m + f_r * cr.d_s);
         b_s = S * (-dv.exp_w8.val * p * (e - V(1)) * m);
-        c_s[8] = S * (dv.exp_w8.grad[8] * (V(11) - D) * p * (e - V(1)) * m);
-        c_s[9] = S * (-a1 * dy * (e - V(1)) * m);
-        c_s[10] = S * (a * e * (V(1) - r) * m);
-        c_s[20] = S * f_r * cr.d_w20;
-        if (mk) c_s[mk] = S * f;
+        out.add_s(8, S * (dv.exp_w8.grad[8] * (V(11) - D) * p * (e - V(1)) * m));
+        out.add_s(9, S * (-a1 * dy * (e - V(1)) * m));
+        out.add_s(10, S * (a * e * (V(1) - r) * m));
+        out.add_s(20, S * f_r * cr.d_w20);
+        if (mk) out.add_s(mk, S * f);
       } else {
         // s = min(w11 D^(-w12) ((S + 1)^w13 - 1) e^(w14 (1 - R)), S / e^(w17 w18))
-        const V q = pow(D, -w(12));
-        const auto [qx, qy] = pow_partials(D, -w(12), q);
+        const PowOf<Fast, V> pq(D, -w(12));
+        const V q = pq.p;
+        const auto [qx, qy] = pq.partials();
         const V s1 = S + V(1);
-        const V u = pow(s1, w(13));
-        const auto [ux, uy] = pow_partials(s1, w(13), u);
+        const PowOf<Fast, V> pu(s1, w(13));
+        const V u = pu.p;
+        const auto [ux, uy] = pu.partials();
         const V x = exp((V(1) - r) * w(14));
         const V sf = w(11) * q * (u - V(1)) * x;
         const V cap_l = dv.lapse_cap.val;
@@ -1059,23 +1142,23 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
         const V f_r = w(11) * q * (u - V(1)) * x * -w(14);
         a_s = ka * (w(11) * q * ux * x + f_r * cr.d_s) + kb / cap_l;
         b_s = ka * (w(11) * qx * (u - V(1)) * x);
-        c_s[11] = ka * (q * (u - V(1)) * x);
-        c_s[12] = ka * (-w(11) * qy * (u - V(1)) * x);
-        c_s[13] = ka * (w(11) * q * uy * x);
-        c_s[14] = ka * (w(11) * q * (u - V(1)) * x * (V(1) - r));
-        c_s[20] = ka * f_r * cr.d_w20;
+        out.add_s(11, ka * (q * (u - V(1)) * x));
+        out.add_s(12, ka * (-w(11) * qy * (u - V(1)) * x));
+        out.add_s(13, ka * (w(11) * q * uy * x));
+        out.add_s(14, ka * (w(11) * q * (u - V(1)) * x * (V(1) - r)));
+        out.add_s(20, ka * f_r * cr.d_w20);
         const V cap_d = -kb * cap / cap_l;  // ∂(S/L)/∂L
-        c_s[17] = cap_d * dv.lapse_cap.grad[17];
-        c_s[18] = cap_d * dv.lapse_cap.grad[18];
+        out.add_s(17, cap_d * dv.lapse_cap.grad[17]);
+        out.add_s(18, cap_d * dv.lapse_cap.grad[18]);
       }
     }
-    State<T> out;
     const V lo = V(min_stability()), hi = V(s_max);
     if (s < lo || s > hi) {
-      out.s = T(s < lo ? lo : hi);
+      out.s = s < lo ? lo : hi;
+      a_s = b_s = V(0);
+      out.n_s = 0;
     } else {
-      out.s.val = s;
-      for (std::size_t i = 0; i < 21; ++i) out.s.grad[i] = a_s * st.s.grad[i] + b_s * st.d.grad[i] + c_s[i];
+      out.s = s;
     }
     // Difficulty: d' = clamp(w7 D0(4) + (1 - w7) (D + ΔD (10 - D) / 9), 1, 10), ΔD = -w6 (g - 3).
     const V delta = -w(6) * V(g - 3);
@@ -1083,17 +1166,29 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     const V d0 = dv.d0_easy.val;
     const V d = w(7) * d0 + (V(1) - w(7)) * damped;
     if (d < V(1) || d > V(10)) {
-      out.d = T(d < V(1) ? V(1) : V(10));
+      out.d = d < V(1) ? V(1) : V(10);
     } else {
-      std::array<V, 21> c_d{};
-      c_d[4] = w(7) * dv.d0_easy.grad[4];
-      c_d[5] = w(7) * dv.d0_easy.grad[5];
-      c_d[6] = (V(1) - w(7)) * (-V(g - 3) * (V(10) - D) / V(9));
-      c_d[7] = d0 - damped;
-      const V a_d = (V(1) - w(7)) * (V(1) - delta / V(9));
-      out.d.val = d;
-      for (std::size_t i = 0; i < 21; ++i) out.d.grad[i] = a_d * st.d.grad[i] + c_d[i];
+      out.c_d[0] = w(7) * dv.d0_easy.grad[4];
+      out.c_d[1] = w(7) * dv.d0_easy.grad[5];
+      out.c_d[2] = (V(1) - w(7)) * (-V(g - 3) * (V(10) - D) / V(9));
+      out.c_d[3] = d0 - damped;
+      out.a_d = (V(1) - w(7)) * (V(1) - delta / V(9));
+      out.d = d;
     }
+    return out;
+  }
+
+  /// The fused tangent step: ∇s' = a_s ∇S + b_s ∇D + c_s, ∇d' = a_d ∇D + c_d.
+  template <class T>
+  State<T> next_seeded(const Derived<T>& dv, const State<T>& st, data::Step step) const {
+    const auto l = local_step(dv, st.s.val, st.d.val, step);
+    State<T> out;
+    out.s.val = l.s;
+    for (std::size_t i = 0; i < 21; ++i) out.s.grad[i] = l.a_s * st.s.grad[i] + l.b_s * st.d.grad[i];
+    for (std::size_t j = 0; j < l.n_s; ++j) out.s.grad[l.k_s[j]] += l.c_s[j];
+    out.d.val = l.d;
+    for (std::size_t i = 0; i < 21; ++i) out.d.grad[i] = l.a_d * st.d.grad[i];
+    for (std::size_t j = 0; j < 4; ++j) out.d.grad[4 + j] += l.c_d[j];
     return out;
   }
 
@@ -1113,6 +1208,93 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   T recall(std::span<const T, 21> w, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s, w[20]);
   }
+
+  /// Reverse-mode training pass over whole cards; optim::train uses it for
+  /// card-window batches (srs-bench --fast; FastPow) and, one row at a time,
+  /// for reference batches (exact pow). `reset(w)` takes a batch's parameters,
+  /// unit-seeded Dual<double, 21> as the trainer seeds them; `card(...)` predicts
+  /// the rows of one card as card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and
+  /// adds Σ_k coef_k ∇p_k to `grad`. It records each review's local partials
+  /// (local_step) on the way forward, then sweeps the card backward with two
+  /// scalar adjoints (∂loss/∂S, ∂loss/∂D) instead of carrying 21-wide tangents
+  /// forward through every review. With FastPow (the default) its powers are
+  /// e^(y ln x) (PowOf<true>), so the p_k are within a few ulp of card()'s; the
+  /// gradient equals the forward mode's to rounding (tests/models/fsrs.test.cpp).
+  class CardAdjoint {
+   public:
+    using Dual = core::Dual<double, 21>;
+    explicit CardAdjoint(const Fsrs6& model) : model_(model) {}
+
+    /// @throws std::invalid_argument unless w_k carries the unit tangent e_k
+    void reset(std::span<const Dual, 21> w) {
+      dv_.emplace(model_.derive(w));
+      if (!dv_->seeded) throw std::invalid_argument("Fsrs6::CardAdjoint: the parameters must carry unit tangents");
+      for (int g = 1; g <= 4; ++g) init_[static_cast<std::size_t>(g - 1)] = model_.init(*dv_, data::Step{0, g});
+    }
+
+    /// `steps`: the card's reviews; rows k = 0..n-1 with history lengths len(k)
+    /// (>= 1, non-decreasing) and target intervals delta_t(k), as core::Predictor::card.
+    /// FastPow = false: std::pow, so the p_k are card()'s exactly.
+    template <bool FastPow = true, class Len, class Dt, class Coef>
+    void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Coef coef,
+              std::span<double, 21> grad) {
+      if (n == 0) return;
+      const Derived<Dual>& dv = *dv_;
+      const int g0 = steps[0].rating;
+      if (g0 < 1 || g0 > 4) init_other_ = model_.init(dv, steps[0]);
+      const State<Dual>& st0 = g0 >= 1 && g0 <= 4 ? init_[static_cast<std::size_t>(g0 - 1)] : init_other_;
+      const std::size_t m = len(n - 1);  // states 0..m-1: after 1..m reviews
+      if (tape_.size() < m) {
+        tape_.resize(m);
+        seed_.resize(m);
+      }
+      std::fill_n(seed_.begin(), m, 0.0);
+      // Forward: values and local partials; each row's prediction and its
+      // direct contributions (∂p/∂S into the state's adjoint seed, ∂p/∂w20).
+      double s = st0.s.val, d = st0.d.val;
+      std::size_t done = 1;
+      Curve<double> c{};
+      double c_t = 0;
+      bool have_c = false;  // c = curve(dv, s, c_t) for the current state
+      for (std::size_t k = 0; k < n; ++k) {
+        for (const std::size_t l = len(k); done < l; ++done) {
+          const data::Step step = steps[done];
+          tape_[done] = model_.template local_step<FastPow>(dv, s, d, step, have_c && step.t == c_t ? &c : nullptr);
+          s = tape_[done].s;
+          d = tape_[done].d;
+          have_c = false;
+        }
+        c_t = delta_t(k);
+        c = curve<FastPow>(dv, s, c_t);
+        have_c = true;
+        const double cf = coef(k, c.r);
+        seed_[done - 1] += cf * c.d_s;
+        grad[20] += cf * c.d_w20;
+      }
+      // Backward: λs, λd = ∂loss/∂(S, D) of state i, from the last state to the first.
+      double ls = 0, ld = 0;
+      for (std::size_t i = m - 1; i > 0; --i) {
+        ls += seed_[i];
+        const Local<double>& e = tape_[i];
+        for (std::size_t j = 0; j < e.n_s; ++j) grad[e.k_s[j]] += ls * e.c_s[j];
+        for (std::size_t j = 0; j < 4; ++j) grad[4 + j] += ld * e.c_d[j];
+        const double ls_prev = ls * e.a_s;
+        ld = ls * e.b_s + ld * e.a_d;
+        ls = ls_prev;
+      }
+      ls += seed_[0];
+      for (std::size_t j = 0; j < 21; ++j) grad[j] += ls * st0.s.grad[j] + ld * st0.d.grad[j];
+    }
+
+   private:
+    const Fsrs6& model_;
+    std::optional<Derived<Dual>> dv_;
+    std::array<State<Dual>, 4> init_{};  // the first state for ratings 1..4
+    State<Dual> init_other_{};           // ... for another first rating
+    std::vector<Local<double>> tape_;    // tape_[i]: the review into state i
+    std::vector<double> seed_;           // seed_[i]: Σ coef ∂p/∂S of the rows predicted from state i
+  };
+  CardAdjoint card_adjoint() const { return CardAdjoint(*this); }
 
   template <class T>
   T penalty(std::span<const T, 21> w, std::span<const double, 21> w0) const {

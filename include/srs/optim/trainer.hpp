@@ -114,6 +114,12 @@ std::size_t training_length(const M& model, const data::Item& it) {
     return it.hist_len;
   }
 }
+/// A reverse-mode pass over a card's rows (Fsrs6::CardAdjoint): the gradient
+/// steps use it for both batchings (the forward mode's gradient to rounding).
+template <class M>
+concept HasCardAdjoint = requires(const M& m, std::span<const core::Dual<double, M::num_params>, M::num_params> w) {
+  m.card_adjoint().reset(w);
+};
 template <class M>
 concept HasTrainingFilter = requires(const M& m, const data::Item& it) {
   { m.keep_for_training(it) } -> std::convertible_to<bool>;
@@ -192,25 +198,59 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const double n_eval = static_cast<double>(eval_rows.size());
 
-  // One pass per card over its history (see core::Predictor::card).
-  auto items_of = [](const std::vector<Row>& rs) {
+  // One pass per card over its history (see core::Predictor::card). The rows
+  // of each pass are flattened once, card after card, with what the passes read.
+  struct CardRow {
+    std::size_t len;  // history length
+    double delta_t;
+    double weight;
+    int y;
+    std::size_t index;  // position in the Row vector the pass was made from
+  };
+  struct CardPass {
+    std::vector<std::span<const data::Step>> steps;  // card c's reviews
+    std::vector<std::size_t> offsets;                // card c's rows: rows[offsets[c], offsets[c + 1])
+    std::vector<CardRow> rows;
+    std::size_t size() const { return steps.size(); }
+    std::span<const CardRow> card(std::size_t c) const {
+      return {rows.data() + offsets[c], offsets[c + 1] - offsets[c]};
+    }
+  };
+  auto make_pass = [&](const std::vector<Row>& rs) {
     std::vector<std::size_t> items(rs.size());
     for (std::size_t k = 0; k < rs.size(); ++k) items[k] = rs[k].item;
-    return items;
+    const data::CardGroups g = data::group_by_card(ds, items);
+    CardPass pass;
+    pass.steps.reserve(g.size());
+    pass.offsets.reserve(g.size() + 1);
+    pass.rows.reserve(rs.size());
+    pass.offsets.push_back(0);
+    for (std::size_t c = 0; c < g.size(); ++c) {
+      const std::span<const std::size_t> pos = g.card(c);
+      const data::Item& last = ds.items[rs[pos.back()].item];
+      pass.steps.emplace_back(ds.steps.data() + last.hist_begin, last.hist_len);
+      for (const std::size_t k : pos) {
+        const data::Item& it = ds.items[rs[k].item];
+        pass.rows.push_back({it.hist_len, it.delta_t, rs[k].weight, it.y, k});
+      }
+      pass.offsets.push_back(pass.rows.size());
+    }
+    return pass;
   };
-  const data::CardGroups eval_cards = data::group_by_card(ds, items_of(eval_rows));
-  const data::CardGroups grad_cards =
-      opt.batching == Batching::card_window ? data::group_by_card(ds, items_of(grad_in_time)) : data::CardGroups{};
-  // Predict the rows `rs[positions]` of card group `c`, calling emit(position, p).
-  auto predict_card = [&](const auto& predictor, const std::vector<Row>& rs, const data::CardGroups& cards,
-                          std::size_t c, auto&& emit) {
-    const std::span<const std::size_t> pos = cards.card(c);
-    const data::Item& last = ds.items[rs[pos.back()].item];
-    predictor.card(
-        std::span<const data::Step>(ds.steps.data() + last.hist_begin, last.hist_len), pos.size(),
-        [&](std::size_t k) { return ds.items[rs[pos[k]].item].hist_len; },
-        [&](std::size_t k) { return ds.items[rs[pos[k]].item].delta_t; },
-        [&](std::size_t k, const auto& p) { emit(pos[k], p); });
+  const CardPass eval_cards = make_pass(eval_rows);
+  const CardPass grad_cards = opt.batching == Batching::card_window ? make_pass(grad_in_time) : CardPass{};
+  // Card c of `pass`: f(steps, rows, len(k), delta_t(k)).
+  auto with_card = [](const CardPass& pass, std::size_t c, auto&& f) {
+    const std::span<const CardRow> rows = pass.card(c);
+    f(
+        pass.steps[c], rows, [rows](std::size_t k) { return rows[k].len; },
+        [rows](std::size_t k) { return rows[k].delta_t; });
+  };
+  // Predict the rows of card c of `pass`, calling emit(row, p).
+  auto predict_card = [&](const auto& predictor, const CardPass& pass, std::size_t c, auto&& emit) {
+    with_card(pass, c, [&](auto steps, std::span<const CardRow> rows, auto len, auto delta_t) {
+      predictor.card(steps, rows.size(), len, delta_t, [&](std::size_t k, const auto& p) { emit(rows[k], p); });
+    });
   };
 
   // Batches: [begin, end) of grad_rows (reference) or of grad_cards' cards (card window).
@@ -248,9 +288,8 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     std::span<const double, N> ps(p);
     const core::Predictor<double, M> predictor(model, ps);
     for (std::size_t c = 0; c < eval_cards.size(); ++c) {
-      predict_card(predictor, eval_rows, eval_cards, c, [&](std::size_t k, double prob) {
-        row_loss[k] = eval_rows[k].weight * core::bce(prob, ds.items[eval_rows[k].item].y);
-      });
+      predict_card(predictor, eval_cards, c,
+                   [&](const CardRow& row, double prob) { row_loss[row.index] = row.weight * core::bce(prob, row.y); });
     }
     double loss = 0;
     for (double l : row_loss) loss += l;
@@ -267,28 +306,64 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   if (!std::isfinite(best_loss)) throw NumericalError("the training loss of the initial parameters is not finite");
   std::array<D, N> wd;
   std::array<double, N> grad;
+  // A model's reverse-mode card pass, when it has one: the forward mode's
+  // gradient to rounding, with much less work.
+  auto adjoint = [&] {
+    if constexpr (detail::HasCardAdjoint<M>) {
+      return model.card_adjoint();
+    } else {
+      return 0;
+    }
+  }();
+  (void)adjoint;               // unused by the other models
   std::size_t steps_done = 0;  // for opt.on_step
   for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
     for (std::size_t b : torch_randperm(n_batches, gen)) {
       for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
       const std::span<const D, N> ws(wd);
-      const core::Predictor<D, M> predictor(model, ws);
       grad.fill(0.0);
-      auto add_row = [&](const Row& row, const D& p) {
-        const double coef = row.weight * core::bce_derivative(p.val, ds.items[row.item].y);
+      auto add_row = [&](double weight, int y, const D& p) {
+        const double coef = weight * core::bce_derivative(p.val, y);
         for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
       };
       std::size_t rows_in_batch = 0;
       if (opt.batching == Batching::card_window) {
-        for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
-          rows_in_batch += grad_cards.card(c).size();
-          predict_card(predictor, grad_in_time, grad_cards, c,
-                       [&](std::size_t k, const D& p) { add_row(grad_in_time[k], p); });
+        if constexpr (detail::HasCardAdjoint<M>) {
+          adjoint.reset(ws);
+          for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
+            with_card(grad_cards, c, [&](auto steps, std::span<const CardRow> rows, auto len, auto dt) {
+              rows_in_batch += rows.size();
+              adjoint.card(
+                  steps, rows.size(), len, dt,
+                  [rows](std::size_t k, double p) { return rows[k].weight * core::bce_derivative(p, rows[k].y); },
+                  std::span<double, N>(grad));
+            });
+          }
+        } else {
+          const core::Predictor<D, M> predictor(model, ws);
+          for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
+            rows_in_batch += grad_cards.card(c).size();
+            predict_card(predictor, grad_cards, c,
+                         [&](const CardRow& row, const D& p) { add_row(row.weight, row.y, p); });
+          }
         }
-      } else {
+      } else if constexpr (detail::HasCardAdjoint<M>) {
+        adjoint.reset(ws);
         for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
           const data::Item& it = ds.items[grad_rows[r].item];
-          add_row(grad_rows[r], predictor(ds.history(it), it.delta_t));
+          const double weight = grad_rows[r].weight;
+          // The row alone, its history replayed; exact pow, so p is the forward mode's.
+          adjoint.template card<false>(
+              ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
+              [&](std::size_t, double p) { return weight * core::bce_derivative(p, it.y); },
+              std::span<double, N>(grad));
+        }
+        rows_in_batch = batches[b].second - batches[b].first;
+      } else {
+        const core::Predictor<D, M> predictor(model, ws);
+        for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
+          const data::Item& it = ds.items[grad_rows[r].item];
+          add_row(grad_rows[r].weight, it.y, predictor(ds.history(it), it.delta_t));
         }
         rows_in_batch = batches[b].second - batches[b].first;
       }
