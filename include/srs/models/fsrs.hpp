@@ -1209,9 +1209,8 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return forgetting_curve(delta_t, st.s, w[20]);
   }
 
-  /// Reverse-mode training pass over whole cards; optim::train uses it for
-  /// card-window batches (srs-bench --fast; FastPow) and, one row at a time,
-  /// for reference batches (exact pow). `reset(w)` takes a batch's parameters,
+  /// Reverse-mode training pass over whole cards; optim::train uses it per card
+  /// for card-window batches (srs-bench --fast) and per row for reference batches. `reset(w)` takes a batch's parameters,
   /// unit-seeded Dual<double, 21> as the trainer seeds them; `card(...)` predicts
   /// the rows of one card as card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and
   /// adds Σ_k coef_k ∇p_k to `grad`. It records each review's local partials

@@ -14,8 +14,10 @@
 ///  5. each epoch visits the batches in the order of PyTorch's CPU randperm
 ///     drawn from an mt19937 seeded 2023 (reproduced exactly);
 ///  6. per batch: loss = Σ weight·BCE(p, y) + penalty·B/N, gradient by one
-///     forward pass of Dual<double, N> per row; frozen parameters get zero
-///     gradient; Adam step with the cosine-annealed rate; clamp to the box;
+///     forward pass of Dual<double, N> per row (per card in card-window
+///     batches), or by the model's reverse-mode pass when it has one
+///     (Fsrs6::CardAdjoint; the same gradient to rounding); frozen parameters
+///     get zero gradient; Adam step with the cosine-annealed rate; clamp to the box;
 ///  A non-finite loss or gradient throws NumericalError (the evaluator falls
 ///  back to the defaults for that fold and records it).
 ///  7. the returned parameters are the best (strictly lowest average training
@@ -194,7 +196,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     return detail::training_length(model, ds.items[a.item]) < detail::training_length(model, ds.items[b.item]);
   };
   std::stable_sort(eval_rows.begin(), eval_rows.end(), by_length);
-  std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
+  if (opt.batching == Batching::reference) std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const double n_eval = static_cast<double>(eval_rows.size());
 
@@ -352,8 +354,8 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
         for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
           const data::Item& it = ds.items[grad_rows[r].item];
           const double weight = grad_rows[r].weight;
-          // The row alone, its history replayed; exact pow, so p is the forward mode's.
-          adjoint.template card<false>(
+          // The row alone, its history replayed.
+          adjoint.card(
               ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
               [&](std::size_t, double p) { return weight * core::bce_derivative(p, it.y); },
               std::span<double, N>(grad));
