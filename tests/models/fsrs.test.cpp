@@ -73,6 +73,14 @@ State step(const Fsrs6& m, const W& w, State st, double t, int g) {
 }
 
 /// A uniformly random vector in the spec box.
+/// w as Dual<double, 21> with w_k carrying the tangent e_{(k + shift) % 21}:
+/// shift 0 is the unit seeding of the trainer (Fsrs6's fused and reverse paths).
+std::array<srs::core::Dual<double, 21>, 21> seeded(const W& w, std::size_t shift = 0) {
+  std::array<srs::core::Dual<double, 21>, 21> wd;
+  for (std::size_t k = 0; k < 21; ++k) wd[k] = srs::core::Dual<double, 21>::variable(w[k], (k + shift) % 21);
+  return wd;
+}
+
 W uniform_in_box(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   W w{};
@@ -385,8 +393,7 @@ TEST_CASE("Fsrs6: the fused tangent path equals the generic Dual path (values ex
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     CAPTURE(seed);
     const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
-    std::array<D, 21> wd;
-    for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w[k], k);
+    const std::array<D, 21> wd = seeded(w);
     const std::span<const D, 21> ws(wd);
     const auto fused = m.derive(ws);
     REQUIRE(fused.seeded);
@@ -420,8 +427,7 @@ TEST_CASE("Fsrs6: the fused tangent path equals the generic Dual path (values ex
   CHECK(steps > 2000);
   CHECK(clamped > 0);  // the clamps' zero tangents are exercised
   // Parameters that are not unit seeds (a tangent along another direction) take the generic path.
-  std::array<D, 21> wd;
-  for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(m.default_params()[k], (k + 1) % 21);
+  const std::array<D, 21> wd = seeded(m.default_params(), 1);
   CHECK_FALSE(m.derive(std::span<const D, 21>(wd)).seeded);
 }
 
@@ -494,8 +500,7 @@ TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predicti
     CAPTURE(seed);
     // Random in-box vectors (even seeds) and uniform ones (odd), as the fused-path test: clamps and kinks occur.
     const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
-    std::array<D, 21> wd;
-    for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w[k], k);
+    const std::array<D, 21> wd = seeded(w);
     const std::span<const D, 21> ws(wd);
     srs::test::HistoryOptions ho;
     ho.min_len = 2;
@@ -541,8 +546,7 @@ TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predicti
   }
   CHECK(rows > 2500);
   // Parameters without unit tangents are refused.
-  std::array<D, 21> wd;
-  for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(m.default_params()[k], (k + 1) % 21);
+  const std::array<D, 21> wd = seeded(m.default_params(), 1);
   auto adj = m.card_adjoint();
   CHECK_THROWS_AS(adj.reset(std::span<const D, 21>(wd)), std::invalid_argument);
 }

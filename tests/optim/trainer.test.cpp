@@ -309,17 +309,29 @@ struct Fsrs6Forward : srs::models::Fsrs6 {
 };
 static_assert(srs::optim::detail::HasCardAdjoint<srs::models::Fsrs6>);
 static_assert(!srs::optim::detail::HasCardAdjoint<Fsrs6Forward>);
+
+/// A simulated user preprocessed as for --short, with the indices of all its rows.
+struct ShortUser {
+  srs::data::Dataset ds;
+  std::vector<std::size_t> rows;
+};
+ShortUser short_user(std::uint64_t seed, int days, const char* name) {
+  srs::data::SimulationOptions so;
+  so.seed = seed;
+  so.days = days;
+  srs::data::PreprocessOptions po;
+  po.short_term = true;
+  ShortUser u{srs::data::preprocess(srs::data::simulate_user(so, name), po), {}};
+  u.rows.resize(u.ds.items.size());
+  std::iota(u.rows.begin(), u.rows.end(), std::size_t{0});
+  return u;
+}
 }  // namespace
 
 TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batchings") {
-  srs::data::SimulationOptions so;
-  so.seed = 9;
-  so.days = 120;
-  srs::data::PreprocessOptions po;
-  po.short_term = true;
-  const auto ds = srs::data::preprocess(srs::data::simulate_user(so, "adjoint"), po);
-  std::vector<std::size_t> rows(ds.items.size());
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  const ShortUser u = short_user(9, 120, "adjoint");
+  const srs::data::Dataset& ds = u.ds;
+  const std::vector<std::size_t>& rows = u.rows;
   srs::optim::TrainOptions fast;
   fast.batching = srs::optim::Batching::card_window;
   const std::span<const std::size_t> all(rows);
@@ -342,14 +354,9 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
 }
 
 TEST_CASE("train: card-window batching (--fast) trains, is deterministic, and lands near reference batching") {
-  srs::data::SimulationOptions so;
-  so.seed = 5;
-  so.days = 90;
-  srs::data::PreprocessOptions po;
-  po.short_term = true;
-  const auto ds = srs::data::preprocess(srs::data::simulate_user(so, "fast"), po);
-  std::vector<std::size_t> rows(ds.items.size());
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  const ShortUser u = short_user(5, 90, "fast");
+  const srs::data::Dataset& ds = u.ds;
+  const std::vector<std::size_t>& rows = u.rows;
   const srs::models::Fsrs6 m;
   srs::optim::TrainOptions fast;
   fast.batching = srs::optim::Batching::card_window;
