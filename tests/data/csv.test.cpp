@@ -15,21 +15,16 @@
 #include <srs/core/error.hpp>  // srs::InputError
 #include <srs/data/csv.hpp>    // srs::data::parse_revlog_csv, read_revlog_csv
 
+#include <support/revlog_text.hpp>  // srs::test::revlog_header, revlog_body
+
 namespace {
 
 using srs::data::parse_revlog_csv;
 using srs::data::Revlog;
 using srs::data::RevlogRow;
 
-constexpr std::string_view header = "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds\n";
-
-/// A valid log: card 0 reviewed on days 0, 0, 3; card 1 on days 0 and 2.
-constexpr std::string_view valid_body =
-    "0,0,3,0,5000,-1,-1\n"
-    "1,0,1,0,7000,-1,-1\n"
-    "0,0,3,1,4000,0,600\n"
-    "1,2,2,2,3000,2,180000\n"
-    "0,3,4,2,2000,3,259200\n";
+constexpr std::string_view header = srs::test::revlog_header;
+constexpr std::string_view valid_body = srs::test::revlog_body;
 
 const std::vector<RevlogRow> valid_rows = {
     {0, 0, 3, 0, 5000, -1, -1},    {1, 0, 1, 0, 7000, -1, -1},    {0, 0, 3, 1, 4000, 0, 600},

@@ -22,20 +22,15 @@
 #include <srs/data/discover.hpp>  // srs::data::discover_users
 #include <srs/data/revlog.hpp>    // srs::data::Revlog
 
+#include <support/revlog_text.hpp>  // srs::test::revlog_header, revlog_body
+
 namespace {
 
 namespace fs = std::filesystem;
 using srs::data::Revlog;
 
-constexpr std::string_view header = "card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds\n";
-
-/// A valid body: card 0 on days 0, 0, 3; card 1 on days 0 and 2 (lines 2..6).
-constexpr std::string_view body =
-    "0,0,3,0,5000,-1,-1\n"
-    "1,0,1,0,7000,-1,-1\n"
-    "0,0,3,1,4000,0,600\n"
-    "1,2,2,2,3000,2,180000\n"
-    "0,3,4,2,2000,3,259200\n";
+constexpr std::string_view header = srs::test::revlog_header;
+constexpr std::string_view body = srs::test::revlog_body;  // lines 2..6
 
 std::string clean() { return std::string(header) + std::string(body); }
 
