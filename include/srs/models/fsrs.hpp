@@ -1073,7 +1073,6 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   template <bool Fast = false, class T, class V = core::value_t<T>>
   Local<V> local_step(const Derived<T>& dv, V S, V D, data::Step step, const Curve<V>* known = nullptr) const {
     using std::exp;
-    using std::pow;
     const auto w = [&](std::size_t k) { return dv.w[k].val; };
     const int g = step.rating;
     Local<V> out;
