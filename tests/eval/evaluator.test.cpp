@@ -23,7 +23,7 @@
 //   * the metric values equal the metrics computed over `predictions` directly;
 //   * recency_weights(n) equals NumPy's 0.25 + 0.75 * linspace(0, 1, n)**3 bit
 //     for bit (golden table from tests/tools/gen_recency_golden.py).
-#include <algorithm>    // std::find, std::max
+#include <algorithm>    // std::find, std::max, std::any_of
 #include <array>        // std::array
 #include <cmath>        // std::abs
 #include <cstddef>      // std::size_t
@@ -34,6 +34,7 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <type_traits>  // std::decay_t
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
@@ -46,12 +47,14 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>  // srs::eval::Evaluator, StandardEvaluator, UserResult, EvalOptions, Precision, recency_weights
-#include <srs/eval/metrics.hpp>   // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe, compute
-#include <srs/eval/report.hpp>    // srs::eval::result_line
-#include <srs/eval/split.hpp>     // srs::eval::TimeSeriesSplit
-#include <srs/models/avg.hpp>     // srs::models::Avg
-#include <srs/models/fsrs.hpp>    // srs::models::Fsrs6
-#include <srs/optim/trainer.hpp>  // srs::optim::train, TrainOptions, TrainMode
+#include <srs/eval/metrics.hpp>    // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe, compute
+#include <srs/eval/report.hpp>     // srs::eval::result_line
+#include <srs/eval/split.hpp>      // srs::eval::TimeSeriesSplit
+#include <srs/models/avg.hpp>      // srs::models::Avg
+#include <srs/models/fsrs.hpp>     // srs::models::Fsrs6, Fsrs4_5
+#include <srs/models/fsrs_rs.hpp>  // srs::models::FsrsRs
+#include <srs/models/hlr.hpp>      // srs::models::Hlr
+#include <srs/optim/trainer.hpp>   // srs::optim::train, TrainOptions, TrainMode
 
 namespace {
 
@@ -155,14 +158,15 @@ Dataset hand_dataset_with_partitions(const std::vector<std::int32_t>& parts) {
   return hand_dataset(rows);
 }
 
-/// A simulated user after the --short preprocessing.
-Dataset simulated_dataset(std::uint64_t seed, int days = 60) {
+/// A simulated user after the --short preprocessing (with --secs: fractional intervals).
+Dataset simulated_dataset(std::uint64_t seed, int days = 60, bool secs = false) {
   srs::data::SimulationOptions so;
   so.seed = seed;
   so.days = days;
   so.new_cards_per_day = 10;
   srs::data::PreprocessOptions po;
   po.short_term = true;
+  po.secs = secs;
   return srs::data::preprocess(srs::data::simulate_user(so, "sim"), po);
 }
 
@@ -475,6 +479,63 @@ TEST_CASE("evaluator: TrainMode::defaults predicts with the default parameters")
       CHECK(res.predictions[j].p ==
             (precision == Precision::float32 ? predict32(defaults, ds, it) : predict64(defaults, ds, it)));
     }
+  }
+}
+
+TEST_CASE("evaluator: each pooled prediction is core::predict of its row, for every kind of model") {
+  // The evaluator predicts a fold's test rows card by card (core::Predictor::card):
+  // models with their own card pass (FSRS-6), one that must not inherit it
+  // (FSRS-rs, whose step differs at 0 < t < 1, hence the secs data), the generic
+  // stepwise loop (FSRS-4.5) and history models (HLR).
+  const Dataset secs = simulated_dataset(8, 45, true);
+  REQUIRE(std::any_of(secs.steps.begin(), secs.steps.end(),
+                      [](const srs::data::Step& st) { return st.t > 0 && st.t < 1; }));
+  const Dataset days = simulated_dataset(6);
+  auto check = [](const auto& model, const Dataset& ds, Precision precision) {
+    using M = std::decay_t<decltype(model)>;
+    constexpr std::size_t N = M::num_params;
+    CAPTURE(M::name);
+    CAPTURE(static_cast<int>(precision));
+    const UserResult res = Eval<M, srs::eval::LogLoss>(model, {}, with_mode(TrainMode::defaults, precision)).run(ds);
+    REQUIRE(res.size == 5 * (ds.size() / 6));
+    REQUIRE(res.parameters.size() == 1);
+    std::array<double, N> w{};
+    for (std::size_t k = 0; k < N; ++k) w[k] = res.parameters[0].second[k];
+    std::array<float, N> wf{};
+    for (std::size_t k = 0; k < N; ++k) wf[k] = static_cast<float>(w[k]);
+    std::size_t differ = 0;
+    for (std::size_t j = 0; j < res.size; ++j) {
+      const Item& it = ds.items[res.rows[j]];
+      const double expected =
+          precision == Precision::float32
+              ? static_cast<double>(
+                    srs::core::predict(model, std::span<const float, N>(wf), ds.history(it), it.delta_t))
+              : srs::core::predict(model, std::span<const double, N>(w), ds.history(it), it.delta_t);
+      differ += res.predictions[j].p != expected;
+    }
+    CHECK(differ == 0);
+  };
+  for (Precision precision : {Precision::float32, Precision::float64}) {
+    check(Fsrs6{}, days, precision);
+    check(Fsrs6{}, secs, precision);
+    check(srs::models::FsrsRs{}, secs, precision);
+    check(srs::models::Fsrs4_5{}, days, precision);
+    check(srs::models::Hlr{}, days, precision);
+  }
+}
+
+TEST_CASE("evaluator: fold threads (last fold first) give the sequential result, metrics included") {
+  const Dataset ds = simulated_dataset(7);
+  const UserResult one = srs::eval::StandardEvaluator<Fsrs6, TimeSeriesSplit>(Fsrs6{}, {}, EvalOptions{}).run(ds);
+  for (unsigned threads : {2u, 3u, 5u, 8u}) {
+    CAPTURE(threads);
+    EvalOptions o;
+    o.threads = threads;
+    const UserResult many = srs::eval::StandardEvaluator<Fsrs6, TimeSeriesSplit>(Fsrs6{}, {}, o).run(ds);
+    CHECK(srs::eval::result_line(many) == srs::eval::result_line(one));
+    CHECK(many.rows == one.rows);
+    REQUIRE(many.predictions.size() == one.predictions.size());
+    for (std::size_t j = 0; j < one.predictions.size(); ++j) CHECK(many.predictions[j].p == one.predictions[j].p);
   }
 }
 

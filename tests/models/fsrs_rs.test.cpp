@@ -194,6 +194,32 @@ TEST_CASE("FsrsRs: step rules, input S and D clamped, same-day branch only at t 
   }
 }
 
+TEST_CASE("FsrsRs: Predictor::card uses FSRS-rs's step rule (core::predict's values, not FSRS-6's card pass)") {
+  const FsrsRs rs;
+  const W w = Fsrs6::defaults;
+  const std::span<const double, 21> ws(w);
+  // One card whose reviews include fractional intervals (0 < t < 1), where the
+  // two step rules differ; rows after each review.
+  const std::vector<Step> steps{{0.0, 3}, {0.4, 3}, {2.0, 1}, {0.0, 3}, {0.7, 2}, {5.0, 3}, {0.25, 4}, {9.0, 3}};
+  const std::size_t n = steps.size() - 1;
+  auto len = [](std::size_t k) { return k + 1; };
+  auto dt = [&](std::size_t k) { return steps[k + 1].t; };
+  std::vector<double> by_card(n), by_fsrs6(n);
+  srs::core::Predictor<double, FsrsRs>(rs, ws).card(steps, n, len, dt,
+                                                    [&](std::size_t k, double p) { by_card[k] = p; });
+  const Fsrs6 f6;
+  srs::core::Predictor<double, Fsrs6>(f6, ws).card(steps, n, len, dt,
+                                                   [&](std::size_t k, double p) { by_fsrs6[k] = p; });
+  std::size_t differ_from_fsrs6 = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    CAPTURE(k);
+    const std::span<const Step> history(steps.data(), k + 1);
+    CHECK(by_card[k] == srs::core::predict(rs, ws, history, dt(k)));
+    differ_from_fsrs6 += by_card[k] != by_fsrs6[k];
+  }
+  CHECK(differ_from_fsrs6 > 0);
+}
+
 TEST_CASE("FsrsRs: check_model (Dual gradient vs finite differences) over random histories") {
   const FsrsRs rs;
   srs::test::ModelCheckOptions opt;

@@ -10,21 +10,30 @@
 //     statsmodels 0.13.5 itself to the last bit on every case;
 //   * by hand: a local linear fit reproduces a straight line; three points
 //     with two neighbours each fall back to y (one positive weight);
+//   * the library's planned fits (four regressions' sums interleaved, shared
+//     between threads) equal a direct one-fit-at-a-time implementation of the
+//     same algorithm bit for bit, on random data with ties, with and without
+//     delta and robustifying passes, for 1, 2 and 3 threads;
 //   * ICI equals the goldens, and the Ici metric equals ici();
 //   * the calibration graph: bins of a hand-made sample, its MAE
 //     (2*0.485 + 0.5 + 2*0.005)/5 = 0.296, the exact JSON field, the JSON
 //     read back, pooling two users, and errors for malformed fields.
-#include <cmath>    // std::isnan, std::abs
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::uint32_t, std::uint64_t
-#include <limits>   // std::numeric_limits (stats_golden.ipp)
-#include <vector>   // std::vector
+#include <algorithm>  // std::sort, std::fill, std::max
+#include <cmath>      // std::isnan, std::abs, std::fmax, std::round
+#include <cstddef>    // std::size_t, std::ptrdiff_t
+#include <cstdint>    // std::uint32_t, std::uint64_t
+#include <cstring>    // std::memcmp
+#include <limits>     // std::numeric_limits (stats_golden.ipp)
+#include <random>     // std::mt19937_64, std::uniform_real_distribution
+#include <span>       // std::span
+#include <vector>     // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE, doctest::Approx
 
 #include <srs/concepts.hpp>          // srs::Metric, srs::Prediction
 #include <srs/detail/json.hpp>       // srs::detail::json::dump, parse, ValueError
 #include <srs/eval/calibration.hpp>  // srs::eval::lowess, ici, Ici, CalibrationGraph, CalibrationData
+#include <srs/stats/summary.hpp>     // srs::stats::detail::pairwise_sum
 
 #include "stats/stats_golden.ipp"
 
@@ -74,6 +83,116 @@ TEST_CASE("stats: lowess by hand") {
   CHECK(std::isnan(fitn[1]));
   CHECK(fitn[0] == doctest::Approx(1.0));
   CHECK(eval::lowess(std::vector<double>{}, std::vector<double>{}).empty());
+}
+
+namespace {
+/// The algorithm of the file comment of srs/eval/calibration.hpp, one local
+/// regression at a time, in statsmodels' loop order (sorted x).
+std::vector<double> direct_lowess(std::span<const double> x, std::span<const double> y, const eval::LowessOptions& o) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+  std::vector<double> fit(x.size(), 0.0);
+  if (n == 0) return fit;
+  std::ptrdiff_t k = static_cast<std::ptrdiff_t>(o.frac * static_cast<double>(n) + 1e-10);
+  k = std::min(std::max<std::ptrdiff_t>(k, 2), n);
+  std::vector<double> robust(x.size(), 1.0), w(x.size(), 0.0);
+  const auto at = [](std::ptrdiff_t i) { return static_cast<std::size_t>(i); };
+  for (int pass = 0; pass <= o.iterations; ++pass) {
+    std::ptrdiff_t i = 0, last = -1, left = 0, right = k;
+    std::fill(fit.begin(), fit.end(), 0.0);
+    for (;;) {
+      const double xv = x[at(i)];
+      while (right < n && xv > (x[at(left)] + x[at(right)]) / 2.0) ++left, ++right;
+      const double radius = std::fmax(xv - x[at(left)], x[at(right - 1)] - xv);
+      std::size_t positive = 0;
+      for (std::ptrdiff_t j = left; j < right; ++j) {
+        const double d = std::abs(x[at(j)] - xv) / radius;
+        const double c = 1.0 - d * d * d;
+        w[at(j)] = c * c * c * robust[at(j)];
+        positive += w[at(j)] > 1e-12;
+      }
+      const double total = srs::stats::detail::pairwise_sum(w.data() + left, at(right - left));
+      if (positive < 2) {
+        fit[at(i)] = y[at(i)];
+      } else {
+        double m = 0, s2 = 0;
+        for (std::ptrdiff_t j = left; j < right; ++j) w[at(j)] /= total;
+        for (std::ptrdiff_t j = left; j < right; ++j) m += w[at(j)] * x[at(j)];
+        for (std::ptrdiff_t j = left; j < right; ++j) s2 += w[at(j)] * ((x[at(j)] - m) * (x[at(j)] - m));
+        s2 = std::fmax(s2, 1e-12);
+        for (std::ptrdiff_t j = left; j < right; ++j)
+          fit[at(i)] += w[at(j)] * (1.0 + (xv - m) * (x[at(j)] - m) / s2) * y[at(j)];
+      }
+      if (last < i - 1) {
+        for (std::ptrdiff_t j = last + 1; j < i; ++j) {
+          const double a = (x[at(j)] - x[at(last)]) / (x[at(i)] - x[at(last)]);
+          fit[at(j)] = a * fit[at(i)] + (1.0 - a) * fit[at(last)];
+        }
+      }
+      last = i;
+      std::ptrdiff_t next = last;
+      for (std::ptrdiff_t j = last + 1; j < n; ++j) {
+        next = j;
+        if (x[at(j)] > x[at(last)] + o.delta) break;
+        if (x[at(j)] == x[at(last)]) {
+          fit[at(j)] = fit[at(last)];
+          last = j;
+        }
+      }
+      i = std::max(next - 1, last + 1);
+      if (last >= n - 1) break;
+    }
+    if (pass == o.iterations) break;
+    std::vector<double> r(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) r[j] = std::abs(y[j] - fit[j]);
+    std::vector<double> sorted = r;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t mid = sorted.size() / 2;
+    const double median = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
+    if (median <= 1e-7) break;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      const double v = std::min(r[j] / (6.0 * median), 1.0);
+      robust[j] = (1.0 - v * v) * (1.0 - v * v);
+    }
+  }
+  return fit;
+}
+}  // namespace
+
+TEST_CASE("stats: lowess's planned, interleaved, threaded fits equal one-at-a-time fits bit for bit") {
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::size_t cases = 0, differ = 0;
+  for (int c = 0; c < 400; ++c) {
+    const std::size_t n = 1 + gen() % (c < 300 ? 80 : 2500);
+    const int ties = static_cast<int>(gen() % 4);  // 0: none; 1, 2: x on a grid; 3: half of x equal
+    std::vector<double> x(n), y(n);
+    for (double& v : x) {
+      v = u(gen);
+      if (ties == 1) v = std::round(v * 20) / 20;
+      if (ties == 2) v = std::round(v * 3) / 3;
+    }
+    if (ties == 3)
+      for (std::size_t i = 0; i < n / 2; ++i) x[i] = 0.5;
+    std::sort(x.begin(), x.end());
+    for (std::size_t i = 0; i < n; ++i) y[i] = gen() % 3 == 0 ? u(gen) : static_cast<double>(u(gen) < x[i]);
+    eval::LowessOptions o;
+    o.frac = gen() % 2 ? 2.0 / 3.0 : 0.05 + 0.9 * u(gen);
+    o.iterations = static_cast<int>(gen() % 4);
+    const int d = static_cast<int>(gen() % 3);
+    o.delta = d == 0 ? 0.0 : (d == 1 ? 0.01 : 0.2 * u(gen));
+    const std::vector<double> expected = direct_lowess(x, y, o);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      o.threads = threads;
+      const std::vector<double> fit = eval::detail::lowess_sorted(x, y, o);
+      ++cases;
+      REQUIRE(fit.size() == n);
+      for (std::size_t i = 0; i < n; ++i)
+        differ += !(std::memcmp(&fit[i], &expected[i], sizeof(double)) == 0 ||
+                    (std::isnan(fit[i]) && std::isnan(expected[i])));
+    }
+  }
+  CHECK(cases == 1200);
+  CHECK(differ == 0);
 }
 
 TEST_CASE("stats: ICI matches the golden values, as a function and as a metric") {

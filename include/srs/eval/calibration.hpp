@@ -62,11 +62,13 @@
 #include <cmath>        // std::abs, std::floor, std::isnan, std::isfinite, std::fmax
 #include <cstddef>      // std::size_t, std::ptrdiff_t
 #include <cstdint>      // std::int64_t
+#include <functional>   // std::ref
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional, std::nullopt
 #include <span>         // std::span
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <thread>       // std::thread (LowessOptions::threads)
 #include <utility>      // std::move
 #include <vector>       // std::vector
 
@@ -90,86 +92,160 @@ struct LowessOptions {
   double frac = 2.0 / 3.0;  ///< fraction of the points in each local regression
   int iterations = 0;       ///< robustifying passes (statsmodels' `it`)
   double delta = 0.0;       ///< skip regressions within this distance in x; interpolate instead
+  /// Threads sharing the local regressions (1: the calling thread only). The
+  /// fitted values do not depend on it.
+  unsigned threads = 1;
 };
 
 namespace detail {
 
+/// The local regressions of one LOWESS pass: where each fit is made and its
+/// neighbourhood [left, right). They depend on x and delta only.
+struct LowessFitPoint {
+  std::size_t i, left, right;
+};
+inline std::vector<LowessFitPoint> lowess_plan(std::span<const double> x, std::size_t k, double delta) {
+  const std::size_t n = x.size();
+  std::vector<LowessFitPoint> plan;
+  std::size_t i = 0, left = 0, right = k;
+  for (;;) {
+    const double xv = x[i];
+    while (right < n && xv > (x[left] + x[right]) / 2.0) {
+      ++left;
+      ++right;
+    }
+    plan.push_back({i, left, right});
+    // Next point to fit: the last one within delta of this one (ties copy this fit).
+    std::size_t last = i, next = i;
+    const double cut = x[last] + delta;
+    for (std::size_t j = last + 1; j < n; ++j) {
+      next = j;
+      if (x[j] > cut) break;
+      if (x[j] == x[last]) last = j;
+    }
+    if (last >= n - 1) break;
+    i = std::max(next - 1, last + 1);
+  }
+  return plan;
+}
+
+/// The fitted values at up to four fit points of `plan` (starting at `first`),
+/// each with the operations of a single fit in the same order (the sums run
+/// over j ascending); the four fits' running sums are interleaved, so their
+/// add chains overlap. `w`: scratch of 4 k doubles.
+inline std::array<double, 4> lowess_fits(std::span<const double> x, std::span<const double> y,
+                                         std::span<const double> robust, std::span<const LowessFitPoint> plan,
+                                         std::size_t first, std::size_t k, std::vector<double>& w) {
+  constexpr std::size_t Q = 4;
+  std::array<const LowessFitPoint*, Q> at;
+  for (std::size_t q = 0; q < Q; ++q) at[q] = &plan[std::min(first + q, plan.size() - 1)];  // padded with the last
+  std::array<double, Q> xv, total, m{}, s2{}, fit{};
+  std::array<bool, Q> enough;
+  std::array<double*, Q> wq;
+  std::array<const double*, Q> xq, yq;
+  for (std::size_t q = 0; q < Q; ++q) {
+    const std::size_t lo = at[q]->left, hi = at[q]->right;
+    xv[q] = x[at[q]->i];
+    const double radius = std::fmax(xv[q] - x[lo], x[hi - 1] - xv[q]);
+    wq[q] = w.data() + q * k;
+    xq[q] = x.data() + lo;
+    yq[q] = y.data() + lo;
+    const double* rq = robust.data() + lo;
+    double* wv = wq[q];
+    for (std::size_t j = 0; j < k; ++j) {
+      const double d = std::abs(xq[q][j] - xv[q]) / radius;  // 0/0 = NaN when every neighbour sits at xv
+      const double c = 1.0 - d * d * d;
+      wv[j] = c * c * c * rq[j];
+    }
+    total[q] = srs::stats::detail::pairwise_sum(wv, k);
+    std::size_t positive = 0;
+    for (std::size_t j = 0; j < k; ++j) positive += wv[j] > 1e-12;
+    enough[q] = positive >= 2;
+    for (std::size_t j = 0; j < k; ++j) wv[j] /= total[q];
+  }
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t q = 0; q < Q; ++q) m[q] += wq[q][j] * xq[q][j];
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t q = 0; q < Q; ++q) s2[q] += wq[q][j] * ((xq[q][j] - m[q]) * (xq[q][j] - m[q]));
+  for (std::size_t q = 0; q < Q; ++q) {
+    s2[q] = std::fmax(s2[q], 1e-12);
+    double* wv = wq[q];
+    for (std::size_t j = 0; j < k; ++j) wv[j] = wv[j] * (1.0 + (xv[q] - m[q]) * (xq[q][j] - m[q]) / s2[q]) * yq[q][j];
+  }
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t q = 0; q < Q; ++q) fit[q] += wq[q][j];
+  for (std::size_t q = 0; q < Q; ++q)
+    if (!enough[q]) fit[q] = y[at[q]->i];
+  return fit;
+}
+
 /// LOWESS fitted values at the sorted x (ascending). y in the same order.
 inline std::vector<double> lowess_sorted(std::span<const double> x, std::span<const double> y, const LowessOptions& o) {
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
-  std::vector<double> fit(x.size(), 0.0);
+  const std::size_t n = x.size();
+  std::vector<double> fit(n, 0.0);
   if (n == 0) return fit;
-  std::ptrdiff_t k = static_cast<std::ptrdiff_t>(o.frac * static_cast<double>(n) + 1e-10);
+  std::size_t k = static_cast<std::size_t>(o.frac * static_cast<double>(n) + 1e-10);
   if (k < 2) k = 2;
   if (k > n) k = n;
-  std::vector<double> robust(x.size(), 1.0), w(x.size(), 0.0);
+  const std::vector<LowessFitPoint> plan = lowess_plan(x, k, o.delta);
+  std::vector<double> robust(n, 1.0), w(4 * k), at_plan(plan.size());
+
+  // Groups of four fits; with threads, each thread takes a contiguous share of the groups.
+  const std::size_t groups = (plan.size() + 3) / 4;
+  const std::size_t n_threads = std::clamp<std::size_t>(o.threads, 1, std::max<std::size_t>(1, groups / 2));
+  std::vector<std::vector<double>> scratch(n_threads - 1, std::vector<double>(4 * k));
+  auto fit_groups = [&](std::size_t g0, std::size_t g1, std::vector<double>& ws) {
+    for (std::size_t g = g0; g < g1; ++g) {
+      const std::array<double, 4> v = lowess_fits(x, y, robust, plan, 4 * g, k, ws);
+      for (std::size_t q = 0; q < 4 && 4 * g + q < plan.size(); ++q) at_plan[4 * g + q] = v[q];
+    }
+  };
 
   for (int pass = 0; pass <= o.iterations; ++pass) {
-    std::ptrdiff_t i = 0, last = -1, left = 0, right = k;
+    if (n_threads == 1) {
+      fit_groups(0, groups, w);
+    } else {
+      std::vector<std::thread> pool;
+      for (std::size_t t = 1; t < n_threads; ++t)
+        pool.emplace_back(fit_groups, groups * t / n_threads, groups * (t + 1) / n_threads, std::ref(scratch[t - 1]));
+      fit_groups(0, groups / n_threads, w);
+      for (std::thread& t : pool) t.join();
+    }
+    // The fits in order; the points skipped because of delta interpolated
+    // linearly between them, tied x copying the fit.
     std::fill(fit.begin(), fit.end(), 0.0);
-    for (;;) {
-      const double xv = x[static_cast<std::size_t>(i)];
-      while (right < n && xv > (x[static_cast<std::size_t>(left)] + x[static_cast<std::size_t>(right)]) / 2.0) {
-        ++left;
-        ++right;
-      }
-      const double radius =
-          std::fmax(xv - x[static_cast<std::size_t>(left)], x[static_cast<std::size_t>(right - 1)] - xv);
-      const std::size_t lo = static_cast<std::size_t>(left), hi = static_cast<std::size_t>(right);
-      for (std::size_t j = lo; j < hi; ++j) {
-        const double d = std::abs(x[j] - xv) / radius;  // 0/0 = NaN when every neighbour sits at xv
-        const double c = 1.0 - d * d * d;
-        w[j] = c * c * c * robust[j];
-      }
-      const double total = srs::stats::detail::pairwise_sum(w.data() + lo, hi - lo);
-      std::size_t positive = 0;
-      for (std::size_t j = lo; j < hi; ++j) positive += w[j] > 1e-12;
-      const std::size_t iu = static_cast<std::size_t>(i);
-      if (positive < 2) {
-        fit[iu] = y[iu];
-      } else {
-        for (std::size_t j = lo; j < hi; ++j) w[j] /= total;
-        double m = 0, s2 = 0;
-        for (std::size_t j = lo; j < hi; ++j) m += w[j] * x[j];
-        for (std::size_t j = lo; j < hi; ++j) s2 += w[j] * ((x[j] - m) * (x[j] - m));
-        s2 = std::fmax(s2, 1e-12);
-        for (std::size_t j = lo; j < hi; ++j) fit[iu] += w[j] * (1.0 + (xv - m) * (x[j] - m) / s2) * y[j];
-      }
-      // Points skipped because of delta: linear interpolation between the fits.
-      if (last < i - 1) {
-        const std::size_t l = static_cast<std::size_t>(last);
-        const double denom = x[iu] - x[l];
-        for (std::size_t j = l + 1; j < iu; ++j) {
-          const double a = (x[j] - x[l]) / denom;
-          fit[j] = a * fit[iu] + (1.0 - a) * fit[l];
+    std::size_t last = 0;
+    for (std::size_t f = 0; f < plan.size(); ++f) {
+      const std::size_t i = plan[f].i;
+      fit[i] = at_plan[f];
+      if (f > 0 && last + 1 < i) {
+        const double denom = x[i] - x[last];
+        for (std::size_t j = last + 1; j < i; ++j) {
+          const double a = (x[j] - x[last]) / denom;
+          fit[j] = a * fit[i] + (1.0 - a) * fit[last];
         }
       }
-      // Next point to fit: the last one within delta of this one (ties copy this fit).
       last = i;
-      std::ptrdiff_t next = last;
-      const double cut = x[static_cast<std::size_t>(last)] + o.delta;
-      for (std::ptrdiff_t j = last + 1; j < n; ++j) {
-        next = j;
-        if (x[static_cast<std::size_t>(j)] > cut) break;
-        if (x[static_cast<std::size_t>(j)] == x[static_cast<std::size_t>(last)]) {
-          fit[static_cast<std::size_t>(j)] = fit[static_cast<std::size_t>(last)];
+      const double cut = x[last] + o.delta;
+      for (std::size_t j = last + 1; j < n; ++j) {
+        if (x[j] > cut) break;
+        if (x[j] == x[last]) {
+          fit[j] = fit[last];
           last = j;
         }
       }
-      i = std::max(next - 1, last + 1);
-      if (last >= n - 1) break;
     }
     if (pass == o.iterations) break;
     // Robustness weights for the next pass.
-    std::vector<double> r(x.size());
-    for (std::size_t j = 0; j < x.size(); ++j) r[j] = std::abs(y[j] - fit[j]);
+    std::vector<double> r(n);
+    for (std::size_t j = 0; j < n; ++j) r[j] = std::abs(y[j] - fit[j]);
     std::vector<double> sorted = r;
     std::sort(sorted.begin(), sorted.end());
     const std::size_t mid = sorted.size() / 2;
     const double median = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
     if (median <= 1e-7) break;
     const double scale = 6.0 * median;
-    for (std::size_t j = 0; j < x.size(); ++j) {
+    for (std::size_t j = 0; j < n; ++j) {
       double v = r[j] / scale;
       if (v > 1) v = 1.0;
       const double t = 1.0 - v * v;
@@ -207,12 +283,13 @@ inline std::vector<double> lowess(std::span<const double> x, std::span<const dou
 }
 
 /// The Integrated Calibration Index of predictions p against outcomes y (see
-/// the file comment); empty for no predictions.
-inline std::optional<double> ici(std::span<const double> p, std::span<const double> y) {
+/// the file comment); empty for no predictions. `threads`: LowessOptions::threads.
+inline std::optional<double> ici(std::span<const double> p, std::span<const double> y, unsigned threads = 1) {
   if (p.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(p.begin(), p.end());
   LowessOptions o;
   o.delta = 0.01 * (*hi - *lo);
+  o.threads = threads;
   const std::vector<double> fit = lowess(p, y, o);
   std::vector<double> dev(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) dev[i] = std::abs(fit[i] - p[i]);
@@ -238,11 +315,14 @@ struct Ici {
     y_.insert(y_.end(), o.y_.begin(), o.y_.end());
   }
   std::size_t count() const noexcept { return p_.size(); }
+  /// Threads for the LOWESS fit in value() (Evaluator passes EvalOptions::threads).
+  void set_threads(unsigned n) noexcept { threads_ = n; }
   /// The ICI; empty if nothing was added.
-  std::optional<double> value() const { return ici(p_, y_); }
+  std::optional<double> value() const { return ici(p_, y_, threads_); }
 
  private:
   std::vector<double> p_, y_;
+  unsigned threads_ = 1;
 };
 
 static_assert(Metric<Ici>);

@@ -43,7 +43,7 @@
 
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>        // srs::InadequateData
-#include <srs/core/replay.hpp>       // core::predict
+#include <srs/core/replay.hpp>       // core::Predictor
 #include <srs/data/dataset.hpp>      // data::Dataset
 #include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
 #include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
@@ -62,9 +62,9 @@ struct EvalOptions {
   optim::TrainOptions train;                 ///< training mode (--default, --S0) and seed
   bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
-  /// Folds evaluated in parallel, one std::thread each (1: in the calling
-  /// thread). The result does not depend on it: every fold is computed
-  /// independently and the folds are merged in order.
+  /// Folds evaluated in parallel on this many std::threads (1: in the calling
+  /// thread), the last (largest) fold first. The result does not depend on it:
+  /// every fold is computed independently and the folds are merged in order.
   unsigned threads = 1;
 };
 
@@ -145,11 +145,13 @@ class Evaluator {
           if (errors[k]) break;  // a sequential run stops at the first failing fold
         }
       } else {
+        // Last fold first: a time-series split's later folds train on more rows,
+        // so handing them out first lets the threads finish together.
         std::atomic<std::size_t> next{0};
         std::vector<std::thread> pool;
         for (std::size_t t = 0; t < n_threads; ++t)
           pool.emplace_back([&] {
-            for (std::size_t k = next++; k < folds; k = next++) run_fold(k);
+            for (std::size_t j = next++; j < folds; j = next++) run_fold(folds - 1 - j);
           });
         for (std::thread& t : pool) t.join();
       }
@@ -166,6 +168,8 @@ class Evaluator {
     }
     res.size = res.predictions.size();
     std::tuple<Ms...> metrics;
+    // Metrics that can share the work (Ici's LOWESS) get the fold threads.
+    std::apply([&](auto&... m) { (set_threads(m, options_.threads), ...); }, metrics);
     for (const Prediction& p : res.predictions) std::apply([&](auto&... m) { (m.add(p), ...); }, metrics);
     std::apply([&](const auto&... m) { (res.metrics.emplace_back(std::string(m.name), m.value()), ...); }, metrics);
     std::apply([&](const auto&... m) { (add_extra(m, res), ...); }, metrics);
@@ -182,6 +186,11 @@ class Evaluator {
                   }) {
       res.extra.emplace_back(std::string(Mt::json_key), metric.json());
     }
+  }
+
+  template <class Mt>
+  static void set_threads(Mt& metric, unsigned threads) {
+    if constexpr (requires { metric.set_threads(threads); }) metric.set_threads(std::max(1u, threads));
   }
 
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
@@ -214,19 +223,38 @@ class Evaluator {
       for (std::size_t r : test) add_prediction(ds, r, p[r - first_test], res);
   }
 
-  /// The model's prediction for one row, in the configured precision (models
-  /// the reference computes in float64, `M::float64_reference`, always in double).
+  /// The model's predictions for `rows` (indices into ds.items), in the
+  /// configured precision (models the reference computes in float64,
+  /// `M::float64_reference`, always in double). One core::Predictor, so the
+  /// parameter-only quantities are derived once, and one pass per card over its
+  /// history (Predictor::card): the values of core::predict row by row.
   template <std::size_t N>
-  double predict(const std::array<double, N>& w, const data::Dataset& ds, const data::Item& it) const {
+  std::vector<double> predict_rows(const std::array<double, N>& w, const data::Dataset& ds,
+                                   std::span<const std::size_t> rows) const {
+    std::vector<double> out(rows.size());
+    const data::CardGroups g = data::group_by_card(ds, rows);
+    auto run = [&]<class T>(std::span<const T, N> ws) {
+      const core::Predictor<T, M> predictor(model_, ws);
+      for (std::size_t c = 0; c < g.size(); ++c) {
+        const std::span<const std::size_t> pos = g.card(c);
+        const auto item = [&](std::size_t k) -> const data::Item& { return ds.items[rows[pos[k]]]; };
+        predictor.card(
+            ds.history(item(pos.size() - 1)), pos.size(), [&](std::size_t k) { return item(k).hist_len; },
+            [&](std::size_t k) { return item(k).delta_t; },
+            [&](std::size_t k, const T& p) { out[pos[k]] = static_cast<double>(p); });
+      }
+    };
     constexpr bool float64_reference = requires { requires M::float64_reference; };
     if constexpr (MemoryModelOver<M, float> && !float64_reference) {
       if (options_.precision == Precision::float32) {
         std::array<float, N> wf;
         for (std::size_t k = 0; k < N; ++k) wf[k] = static_cast<float>(w[k]);
-        return static_cast<double>(core::predict(model_, std::span<const float, N>(wf), ds.history(it), it.delta_t));
+        run(std::span<const float, N>(wf));
+        return out;
       }
     }
-    return core::predict(model_, std::span<const double, N>(w), ds.history(it), it.delta_t);
+    run(std::span<const double, N>(w));
+    return out;
   }
 
   void run_memory_fold(const data::Dataset& ds, const Fold& fold, bool last,
@@ -307,15 +335,17 @@ class Evaluator {
       const Params* w = &defaults;
       for (const auto& [p, params] : trained)
         if (p == part) w = &params;
-      for (std::size_t r : fold.test) {
-        const data::Item& it = ds.items[r];
-        if (it.partition != part) continue;
-        const double p = predict(*w, ds, it);
-        if (!std::isfinite(p)) {
+      std::vector<std::size_t> rows;
+      for (std::size_t r : fold.test)
+        if (ds.items[r].partition == part) rows.push_back(r);
+      const std::vector<double> ps = predict_rows(*w, ds, rows);
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const data::Item& it = ds.items[rows[k]];
+        if (!std::isfinite(ps[k])) {
           throw NumericalError("non-finite prediction for the review on line " + std::to_string(it.review_th + 1) +
                                " (card " + std::to_string(it.card_id) + ")");
         }
-        add_prediction(ds, r, p, res);
+        add_prediction(ds, rows[k], ps[k], res);
       }
     }
     if (last && N > 0) {

@@ -338,6 +338,12 @@ struct FsrsRs : Fsrs6 {
     return next(derive(w), st, step);
   }
 
+  /// Hides Fsrs6::card, whose curve reuse and fused steps are FSRS-6's step:
+  /// core::Predictor::card then runs its generic stepwise loop with this
+  /// model's next(), so its predictions are core::predict's.
+  template <class... A>
+  void card(A&&...) const = delete;
+
   /// fsrs-rs's parameter clip: FSRS-6's boxes, w17 and w18 capped by
   /// detail::rs_w17_w18_ceiling (computed from the unclipped vector, as
   /// fsrs-rs does), w19 >= w19_min.
