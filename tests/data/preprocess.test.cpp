@@ -19,6 +19,7 @@
 
 #include <srs/core/error.hpp>       // srs::NotEnoughData
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 
 using srs::data::Dataset;
 using srs::data::Item;
@@ -172,6 +173,36 @@ TEST_CASE("preprocess: items are in global time order and point at their own car
   CHECK(history(ds, ds.items[2]) == H{{0, 4}, {1, 3}});
   CHECK(ds.items[2].first_rating == 4);
   CHECK(ds.items[2].lapses == 0);
+}
+
+TEST_CASE("preprocess: the card order and the rows do not depend on how card ids are spelled") {
+  // Numbered cards (0..n-1) take a counting sort, millisecond ids (a span far
+  // above 4 n) and negative ids std::stable_sort; the datasets must be equal
+  // but for card_id.
+  srs::data::SimulationOptions so;
+  so.seed = 5;
+  so.days = 40;
+  so.new_cards_per_day = 8;
+  const Revlog numbered = srs::data::simulate_user(so, "ids");
+  Revlog millis = numbered, negative = numbered, shuffled = numbered;
+  for (RevlogRow& r : millis.rows) r.card_id = 1'600'000'000'000 + 7'919 * r.card_id;
+  for (RevlogRow& r : negative.rows) r.card_id = -3 * r.card_id - 1;        // reversed card order
+  for (RevlogRow& r : shuffled.rows) r.card_id = (r.card_id * 37) % 1'000;  // 1000 > number of cards: a permutation
+  PreprocessOptions o;
+  o.short_term = true;
+  const Dataset a = srs::data::preprocess(numbered, o);
+  REQUIRE(a.size() > 100);
+  for (const Revlog* other : {&millis, &negative, &shuffled}) {
+    const Dataset b = srs::data::preprocess(*other, o);
+    REQUIRE(b.size() == a.size());
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      const Item &x = a.items[k], &y = b.items[k];
+      differ += x.review_th != y.review_th || x.delta_t != y.delta_t || x.i != y.i || x.lapses != y.lapses ||
+                x.y != y.y || x.hist_len != y.hist_len || history(a, x) != history(b, y);
+    }
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("preprocess: each card keeps only its first 2*max_seq_len reviews") {

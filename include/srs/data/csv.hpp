@@ -275,6 +275,44 @@ class RevlogCsvParser {
     return value;
   }
 
+  /// Stores v (read from n_digits digits) into column `slot` of `row` if it is
+  /// in the column's range; false otherwise (parse_field then reports it).
+  static bool store_simple(RevlogRow& row, std::size_t slot, std::int64_t v, std::size_t n_digits) {
+    constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+    const bool fits32 = n_digits <= 9;  // |v| < 10^9 < 2^31
+    switch (slot) {
+      case 0:
+        row.card_id = v;
+        return true;
+      case 1:
+        if (!fits32 || v < 0 || v > int32_max) return false;
+        row.day_offset = static_cast<std::int32_t>(v);
+        return true;
+      case 2:
+        if (v < 0 || v > 4) return false;
+        row.rating = static_cast<std::int32_t>(v);
+        return true;
+      case 3:
+        if (v < 0 || v > 4) return false;
+        row.state = static_cast<std::int32_t>(v);
+        return true;
+      case 4:
+        if (!fits32 || v < 0) return false;
+        row.duration = static_cast<std::int32_t>(v);
+        return true;
+      case 5:
+        if (!fits32 || v < -1) return false;
+        row.elapsed_days = static_cast<std::int32_t>(v);
+        return true;
+      case 6:
+        if (v < -1) return false;
+        row.elapsed_seconds = v;
+        return true;
+      default:
+        return true;  // user_id: ignored
+    }
+  }
+
   RevlogRow read_row(std::string_view line) {
     row_text_ = line;
     constexpr std::int32_t int32_max = std::numeric_limits<std::int32_t>::max();
@@ -288,10 +326,24 @@ class RevlogCsvParser {
         if (p == end) fail_field_count(line);
         ++p;  // the comma
       }
+      // The usual field, an optional '-' and 1..18 digits, is read while it is
+      // scanned; any other goes to parse_field (std::from_chars, the messages).
       const char* q = p;
+      const bool negative = q != end && *q == '-';
+      if (negative) ++q;
+      const char* const digits = q;
+      std::uint64_t u = 0;
+      while (q != end && static_cast<unsigned>(static_cast<unsigned char>(*q) - '0') < 10u)
+        u = u * 10 + static_cast<unsigned>(static_cast<unsigned char>(*q++) - '0');
+      const auto n_digits = static_cast<std::size_t>(q - digits);
+      const bool simple = (q == end || *q == ',') && n_digits > 0 && n_digits <= 18;
       while (q != end && *q != ',') ++q;
       const std::string_view field(p, static_cast<std::size_t>(q - p));
       p = q;
+      if (simple) {
+        const std::int64_t v = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
+        if (store_simple(row, slots_[k], v, n_digits)) continue;
+      }
       switch (slots_[k]) {
         case 0:
           row.card_id = parse_field<std::int64_t>(field, 0, int64_min, int64_max);

@@ -38,14 +38,16 @@
 /// afterwards by data::assign_partitions (srs/data/tables.hpp).
 #pragma once
 
-#include <algorithm>  // std::stable_sort, std::sort, std::max
-#include <array>      // std::array
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::int32_t, std::int64_t
-#include <map>        // std::map
-#include <numeric>    // std::iota
-#include <string>     // std::string, std::to_string
-#include <vector>     // std::vector
+#include <algorithm>    // std::stable_sort, std::sort, std::min, std::max
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int32_t, std::int64_t
+#include <map>          // std::map
+#include <numeric>      // std::iota
+#include <string>       // std::string, std::to_string
+#include <type_traits>  // std::make_unsigned_t
+#include <utility>      // std::pair, std::move
+#include <vector>       // std::vector
 
 #include <srs/core/error.hpp>    // srs::Error, srs::NotEnoughData, srs::UsageError
 #include <srs/data/dataset.hpp>  // Dataset, Item, Step
@@ -120,6 +122,48 @@ inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::s
   }
 }
 
+/// Row indices of `log` stably sorted by card_id: a counting sort when the ids
+/// span at most 4 n values (the benchmark's numbered cards), std::stable_sort
+/// otherwise (Anki's millisecond ids). The same order either way.
+inline std::vector<std::size_t> card_order(const Revlog& log) {
+  const std::size_t n = log.rows.size();
+  std::vector<std::size_t> order(n);
+  if (n == 0) return order;
+  auto [lo, hi] = std::pair{log.rows[0].card_id, log.rows[0].card_id};
+  for (const RevlogRow& r : log.rows) {
+    lo = std::min(lo, r.card_id);
+    hi = std::max(hi, r.card_id);
+  }
+  using U = std::make_unsigned_t<decltype(lo)>;
+  const U span = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
+  if (span < static_cast<U>(4 * n)) {
+    std::vector<std::size_t> start(static_cast<std::size_t>(span) + 2, 0);
+    const auto slot = [&](const RevlogRow& r) {
+      return static_cast<std::size_t>(static_cast<U>(r.card_id) - static_cast<U>(lo));
+    };
+    for (const RevlogRow& r : log.rows) ++start[slot(r) + 1];
+    for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+    for (std::size_t k = 0; k < n; ++k) order[start[slot(log.rows[k])]++] = k;
+  } else {
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return log.rows[a].card_id < log.rows[b].card_id; });
+  }
+  return order;
+}
+
+/// Sorts items by review_th, which are distinct and in [1, n] (row index + 1).
+inline void sort_by_review_th(std::vector<Item>& items, std::size_t n) {
+  std::vector<std::uint32_t> at(n + 1, 0);  // at[review_th] = 1 + its position in items
+  for (std::size_t k = 0; k < items.size(); ++k)
+    at[static_cast<std::size_t>(items[k].review_th)] = static_cast<std::uint32_t>(k + 1);
+  std::vector<Item> sorted;
+  sorted.reserve(items.size());
+  for (const std::uint32_t k : at)
+    if (k) sorted.push_back(items[k - 1]);
+  items = std::move(sorted);
+}
+
 /// The pipeline of pipeline.md §2 in one mode (non-secs or secs, without the
 /// equalize step). If `step_days` is given, it receives each step's interval in
 /// whole days, max(0, elapsed_days), parallel to Dataset::steps (the day-based
@@ -129,10 +173,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
   const std::size_t cap = 2 * opt.max_seq_len;
 
   // 2.3: card order, stable in review_th.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return log.rows[a].card_id < log.rows[b].card_id; });
+  const std::vector<std::size_t> order = card_order(log);
 
   auto mapped_rating = [&](const RevlogRow& r) {
     return opt.two_buttons && (r.rating == 2 || r.rating == 4) ? 3 : r.rating;
@@ -246,7 +287,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
       ds.items.push_back(it);
     }
   }
-  std::sort(ds.items.begin(), ds.items.end(), [](const Item& a, const Item& b) { return a.review_th < b.review_th; });
+  sort_by_review_th(ds.items, n);
   if (ds.items.size() < opt.min_rows) {
     throw NotEnoughData("user " + log.user + " does not have enough data: " + std::to_string(ds.items.size()) +
                         " rows after preprocessing" + (opt.secs ? " (secs mode)" : "") + ", at least " +
