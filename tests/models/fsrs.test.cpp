@@ -536,6 +536,20 @@ TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predicti
       CAPTURE(k);
       CHECK(rel_close(p_rev[k], p_fwd[k], 1e-13));  // e^(y ln x) instead of pow: a few ulp
     }
+    // With std::pow (card<false>, the trainer's loss-recording pass) the
+    // predictions are card()'s in double, to the last bit.
+    std::vector<double> p_exact(r.len.size(), -1), p_card(r.len.size(), -2);
+    std::array<double, 21> ignored{};
+    adj.template card<false>(
+        std::span<const Step>(h), r.len.size(), len, dt,
+        [&](std::size_t k, double p) {
+          p_exact[k] = p;
+          return coef(k, p);
+        },
+        std::span<double, 21>(ignored));
+    srs::core::Predictor<double, Fsrs6>(m, std::span<const double, 21>(w))
+        .card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, double p) { p_card[k] = p; });
+    CHECK(p_exact == p_card);
     double scale = 0;
     for (double g : expect) scale = std::max(scale, std::abs(g));
     for (std::size_t j = 0; j < 21; ++j) {

@@ -3,7 +3,7 @@
 // the trainer's modes, its contract (box, rounding, errors, determinism) on a
 // small simulated user, and recovery of a ground truth that differs from the
 // default parameters.
-#include <algorithm>  // std::sort, std::min
+#include <algorithm>  // std::sort, std::min, std::stable_sort
 #include <array>      // std::array
 #include <cmath>      // std::abs, std::round
 #include <cstddef>    // std::size_t
@@ -11,7 +11,7 @@
 #include <numeric>    // std::iota
 #include <random>     // std::mt19937
 #include <span>       // std::span
-#include <utility>    // std::swap
+#include <utility>    // std::swap, std::pair
 #include <vector>     // std::vector
 
 #include <doctest/doctest.h>
@@ -350,6 +350,58 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
   }
   SUBCASE("reference batches (one row at a time)") {
     check_close(srs::optim::train(srs::models::Fsrs6{}, ds, all), srs::optim::train(Fsrs6Forward{}, ds, all));
+  }
+}
+
+TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batches take partly from the first batch") {
+  // FSRS-6 in card-window batches computes the loss of the parameters after
+  // epoch e partly in epoch e + 1's first batch (reverse mode with std::pow);
+  // Fsrs6Forward (no reverse-mode pass) evaluates them in a separate pass.
+  for (const int days : {20, 150}) {  // one batch per epoch, and several
+    CAPTURE(days);
+    const ShortUser u = short_user(4, days, "epochs");
+    const std::span<const std::size_t> all(u.rows);
+    srs::optim::TrainOptions fast;
+    fast.batching = srs::optim::Batching::card_window;
+    std::vector<std::pair<int, double>> fused, separate;
+    fast.on_epoch = [&](int e, double loss) { fused.emplace_back(e, loss); };
+    const auto w = srs::optim::train(srs::models::Fsrs6{}, u.ds, all, {}, fast);
+    fast.on_epoch = [&](int e, double loss) { separate.emplace_back(e, loss); };
+    const auto w_fwd = srs::optim::train(Fsrs6Forward{}, u.ds, all, {}, fast);
+    REQUIRE(fused.size() == 6);
+    REQUIRE(separate.size() == 6);
+    for (int e = 0; e <= 5; ++e) {
+      CAPTURE(e);
+      CHECK(fused[static_cast<std::size_t>(e)].first == e);
+      CHECK(separate[static_cast<std::size_t>(e)].first == e);
+    }
+    // The initial parameters are the same: the same loss, to the last bit.
+    CHECK(fused[0].second == separate[0].second);
+    // Its value: Σ BCE over the rows in order of history length (stable), / N; no penalty at w0.
+    std::array<double, 21> w0 = srs::models::Fsrs6{}.default_params();
+    srs::models::Fsrs6{}.initialize(std::span<double, 21>(w0), u.ds, all);
+    std::vector<std::size_t> by_len(u.rows);
+    std::stable_sort(by_len.begin(), by_len.end(),
+                     [&](std::size_t a, std::size_t b) { return u.ds.items[a].hist_len < u.ds.items[b].hist_len; });
+    double sum = 0;
+    for (const std::size_t r : by_len) {
+      const srs::data::Item& it = u.ds.items[r];
+      sum += srs::core::bce(
+          srs::core::predict(srs::models::Fsrs6{}, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t),
+          it.y);
+    }
+    CHECK(fused[0].second == sum / static_cast<double>(u.rows.size()));
+    // Later epochs: parameters equal to rounding (gradients to rounding), so losses too.
+    for (std::size_t e = 1; e <= 5; ++e) {
+      CAPTURE(e);
+      CHECK(fused[e].second == doctest::Approx(separate[e].second).epsilon(1e-9));
+    }
+    // The returned parameters are those of the lowest loss.
+    std::size_t best = 0;
+    for (std::size_t e = 1; e <= 5; ++e)
+      if (fused[e].second < fused[best].second) best = e;
+    CHECK(best > 0);
+    for (std::size_t k = 0; k < 21; ++k) CHECK(std::abs(w[k] - w_fwd[k]) <= 1.5e-4);
   }
 }
 

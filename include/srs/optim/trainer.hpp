@@ -22,7 +22,10 @@
 ///  back to the defaults for that fold and records it).
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
-///     after each epoch, rounded as the model reports them.
+///     after each epoch, rounded as the model reports them. (Card-window
+///     batches with a reverse-mode pass take the loss terms of the cards in an
+///     epoch's first batch from that batch's pass, which runs at the previous
+///     epoch's parameters with std::pow: the same loss, fewer passes.)
 #pragma once
 
 #include <algorithm>   // std::stable_sort, std::min
@@ -69,6 +72,10 @@ struct TrainOptions {
   /// × epochs); it may throw to stop training (srs::sched::fit throws
   /// srs::sched::Cancelled through it). Empty: not called.
   std::function<void(std::size_t, std::size_t)> on_step{};
+  /// Called with (epochs done, the average training loss of the parameters
+  /// after them) for 0 (the initial parameters) .. n_epoch: the losses the best
+  /// parameters are chosen by. Empty: not called.
+  std::function<void(int, double)> on_epoch{};
 };
 
 /// Indices 0..n-1 permuted exactly as PyTorch's CPU `torch.randperm(n, generator)`
@@ -176,6 +183,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   struct Row {
     std::size_t item;
     double weight;
+    std::size_t time;  // position among the evaluation rows in time order
   };
   std::vector<Row> eval_rows, grad_rows;
   eval_rows.reserve(rows.size());
@@ -183,7 +191,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     const data::Item& it = ds.items[rows[k]];
     const std::size_t len = detail::training_length(model, it);
     if (len > cfg.max_seq_len || it.hist_len == 0) continue;
-    const Row row{rows[k], weights.empty() ? 1.0 : weights[k]};
+    const Row row{rows[k], weights.empty() ? 1.0 : weights[k], eval_rows.size()};
     eval_rows.push_back(row);
     if constexpr (detail::HasTrainingFilter<M>) {
       if (!model.keep_for_training(it)) continue;
@@ -284,28 +292,64 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   };
 
   // Average training loss [Σ weight·BCE + penalty] / N over the evaluation rows
-  // (each row's term computed card by card, summed in row order).
+  // (each row's term computed card by card, summed in row order). Cards with
+  // done[c] set already have their terms in row_loss (see `fuse` below).
   std::vector<double> row_loss(eval_rows.size());
+  std::vector<char> done(eval_cards.size(), 0);
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
     const core::Predictor<double, M> predictor(model, ps);
     for (std::size_t c = 0; c < eval_cards.size(); ++c) {
+      if (done[c]) continue;
       predict_card(predictor, eval_cards, c,
                    [&](const CardRow& row, double prob) { row_loss[row.index] = row.weight * core::bce(prob, row.y); });
     }
+    std::fill(done.begin(), done.end(), 0);
     double loss = 0;
     for (double l : row_loss) loss += l;
     return (loss + penalty_value(ps)) / n_eval;
   };
+
+  // Card-window batches with a reverse-mode pass, every evaluation row also a
+  // gradient row: the loss of the parameters after epoch e (e = 0: the initial
+  // ones) is taken partly from the first batch of epoch e + 1, which runs at
+  // those parameters — its pass uses std::pow (CardAdjoint::card<false>), so
+  // its predictions are card()'s, and records its rows' terms; evaluate() then
+  // predicts only the other cards. The same loss, one pass fewer per epoch
+  // when an epoch is one batch. eval_at: evaluation row of each time position;
+  // eval_card: evaluation card of each evaluation row.
+  const bool fuse = opt.batching == Batching::card_window && detail::HasCardAdjoint<M> &&
+                    grad_rows.size() == eval_rows.size() && cfg.n_epoch > 0 && n_batches > 0;
+  std::vector<std::size_t> eval_at, eval_card;
+  if (fuse) {
+    eval_at.resize(eval_rows.size());
+    for (std::size_t j = 0; j < eval_rows.size(); ++j) eval_at[eval_rows[j].time] = j;
+    eval_card.resize(eval_rows.size());
+    for (std::size_t c = 0; c < eval_cards.size(); ++c)
+      for (const CardRow& row : eval_cards.card(c)) eval_card[row.index] = c;
+  }
 
   const Adam adam{cfg.beta1, cfg.beta2, cfg.eps};
   auto state = adam.template init<N>();
   CosineAnnealing schedule(cfg.lr, static_cast<long>(n_batches) * cfg.n_epoch);
   std::mt19937 gen(opt.seed);
 
+  // The best parameters so far: those after `epochs` epochs if their loss is
+  // strictly lower (the initial ones always count).
   std::array<double, N> best = w;
-  double best_loss = evaluate(w);
-  if (!std::isfinite(best_loss)) throw NumericalError("the training loss of the initial parameters is not finite");
+  double best_loss = 0;
+  auto record = [&](double loss, int epochs) {
+    if (opt.on_epoch) opt.on_epoch(epochs, loss);
+    if (!std::isfinite(loss)) {
+      throw NumericalError(epochs == 0 ? std::string("the training loss of the initial parameters is not finite")
+                                       : "the training loss after epoch " + std::to_string(epochs) + " is not finite");
+    }
+    if (epochs == 0 || loss < best_loss) {
+      best_loss = loss;
+      best = w;
+    }
+  };
+  if (!fuse) record(evaluate(w), 0);
   std::array<D, N> wd;
   std::array<double, N> grad;
   // A model's reverse-mode card pass, when it has one: the forward mode's
@@ -320,7 +364,11 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   (void)adjoint;               // unused by the other models
   std::size_t steps_done = 0;  // for opt.on_step
   for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
+    bool first_batch = true;
     for (std::size_t b : torch_randperm(n_batches, gen)) {
+      const bool fused = fuse && first_batch;
+      (void)fused;  // only reverse-mode models fuse
+      first_batch = false;
       for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
       const std::span<const D, N> ws(wd);
       grad.fill(0.0);
@@ -335,12 +383,25 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
           for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
             with_card(grad_cards, c, [&](auto steps, std::span<const CardRow> rows, auto len, auto dt) {
               rows_in_batch += rows.size();
-              adjoint.card(
-                  steps, rows.size(), len, dt,
-                  [rows](std::size_t k, double p) { return rows[k].weight * core::bce_derivative(p, rows[k].y); },
-                  std::span<double, N>(grad));
+              if (fused) {
+                // This card's loss terms at w, for the loss of the epochs done.
+                done[eval_card[eval_at[grad_in_time[rows[0].index].time]]] = 1;
+                adjoint.template card<false>(
+                    steps, rows.size(), len, dt,
+                    [&](std::size_t k, double p) {
+                      row_loss[eval_at[grad_in_time[rows[k].index].time]] = rows[k].weight * core::bce(p, rows[k].y);
+                      return rows[k].weight * core::bce_derivative(p, rows[k].y);
+                    },
+                    std::span<double, N>(grad));
+              } else {
+                adjoint.card(
+                    steps, rows.size(), len, dt,
+                    [rows](std::size_t k, double p) { return rows[k].weight * core::bce_derivative(p, rows[k].y); },
+                    std::span<double, N>(grad));
+              }
             });
           }
+          if (fused) record(evaluate(w), epoch);  // w: the parameters after `epoch` epochs
         } else {
           const core::Predictor<D, M> predictor(model, ws);
           for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
@@ -390,15 +451,9 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       model.clamp(std::span<double, N>(w));
       if (opt.on_step) opt.on_step(++steps_done, n_batches * static_cast<std::size_t>(cfg.n_epoch));
     }
-    const double loss = evaluate(w);
-    if (!std::isfinite(loss)) {
-      throw NumericalError("the training loss after epoch " + std::to_string(epoch + 1) + " is not finite");
-    }
-    if (loss < best_loss) {
-      best_loss = loss;
-      best = w;
-    }
+    if (!fuse) record(evaluate(w), epoch + 1);
   }
+  if (fuse) record(evaluate(w), cfg.n_epoch);
   detail::round_params(model, std::span<double, N>(best));
   return best;
 }
