@@ -5,7 +5,8 @@
 // which times its own training), alternating A/B for --reps repetitions; then,
 // with --cv, fsrs-rs's in-process 5-fold time-series evaluation
 // (evaluateWithTimeSeriesSplits) against the whole `srs-bench --model FSRS-6
-// --short [--fast]` process. Prints medians, the time ratios and both LogLoss values.
+// --short [--fast]` process (fork to exit, timed by `srs_compare run`). Prints
+// medians, the time ratios and both LogLoss values.
 //
 //   node compare.mjs --prefix DIR --tool SRS_COMPARE [--bench SRS_BENCH] [--reps N] [--cv] FILE...
 import { execFileSync } from 'node:child_process'
@@ -102,11 +103,11 @@ for (const file of files) {
   }
   if (cv) {
     const out = mkdtempSync(path.join(os.tmpdir(), 'srs-compare-'))
-    const srsRun = (flags) => {
-      const t0 = process.hrtime.bigint()
-      run(bench, ['--data', file, '--model', 'FSRS-6', '--short', ...flags, '--quiet', '--overwrite', '--out', out])
-      return Number(process.hrtime.bigint() - t0) / 1e9
-    }
+    // The srs-bench process's wall time from fork to exit, timed by srs_compare
+    // run (a small process): node's own spawn of its large heap is not counted.
+    const srsRun = (flags) =>
+      tool_json('run', '--', bench, '--data', file, '--model', 'FSRS-6', '--short', ...flags, '--quiet', '--overwrite',
+        '--out', out).seconds
     const cvRs = []
     const cvFast = []
     const cvRef = []
@@ -142,7 +143,7 @@ for (const r of rows) {
 }
 console.log('(wall: medians of the calls; CPU: of the process, user + system, during the call)')
 if (cv) {
-  console.log('\n5-fold time-series evaluation (fsrs-rs evaluateWithTimeSeriesSplits in-process; srs: the whole srs-bench process, default threads (folds in parallel)):\n')
+  console.log('\n5-fold time-series evaluation (fsrs-rs evaluateWithTimeSeriesSplits in-process; srs: the whole srs-bench process from fork to exit, default threads (folds in parallel)):\n')
   console.log('| dataset | fsrs-rs | srs-bench --fast | ratio | srs-bench (reference batching) | ratio |')
   console.log('|---|---:|---:|---:|---:|---:|')
   for (const r of rows) {

@@ -17,7 +17,8 @@
 #    N repetitions (default 5), medians, time ratios and both in-sample LogLoss
 #    values; with 5-fold (default; --no-cv skips it, and it is skipped above
 #    200,000 reviews): fsrs-rs evaluateWithTimeSeriesSplits against the whole
-#    `srs-bench --model FSRS-6 --short [--fast]` process (its folds in parallel).
+#    `srs-bench --model FSRS-6 --short [--fast]` process (its folds in parallel;
+#    timed from fork to exit by `srs_compare run`).
 set -euo pipefail
 
 BINDING_VERSION=0.5.0
@@ -34,7 +35,7 @@ while (($#)); do
     --reps) reps="$2"; shift 2 ;;
     --no-cv) cv=0; shift ;;
     --sizes) sizes="$2"; shift 2 ;;
-    -h|--help) sed -n '3,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "compare.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac

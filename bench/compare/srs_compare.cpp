@@ -17,6 +17,12 @@
 //       the training alone (not of reading and preprocessing the file)
 //   srs_compare eval FILE W0,W1,...,W20
 //       {"logloss"} of all rows predicted with that vector
+//   srs_compare run -- PROGRAM ARGS...
+//       run PROGRAM (its stdout discarded, its stderr passed through);
+//       {"seconds", "cpu_seconds", "status"}: the child's wall time from fork
+//       to exit and its CPU time (user + system, all threads). compare.mjs times
+//       whole srs-bench processes with it, so that what node's own spawn of a
+//       large process costs is not counted.
 //
 // LogLoss: the mean of -ln p (y = 1) or -ln(1 - p) (y = 0) over all rows
 // (in-sample), p from srs::models::Fsrs6 in double with the parameters rounded
@@ -33,8 +39,14 @@
 #include <limits>      // std::numeric_limits
 #include <numeric>     // std::iota
 #include <span>        // std::span
+#include <stdexcept>   // std::runtime_error
 #include <string>      // std::string, std::stod, std::stoul
 #include <vector>      // std::vector
+
+#include <fcntl.h>         // open
+#include <sys/resource.h>  // rusage
+#include <sys/wait.h>      // wait4
+#include <unistd.h>        // fork, execvp, dup2
 
 namespace {
 
@@ -102,7 +114,8 @@ int mode_items(const std::filesystem::path& file) {
     out += k ? ",\n[" : "\n[";
     const auto item = items[k];
     for (std::size_t j = 0; j < item.size(); ++j) {
-      out += (j ? ",[" : "[") + std::to_string(static_cast<long>(item[j].t)) + "," + std::to_string(item[j].rating) + "]";
+      out +=
+          (j ? ",[" : "[") + std::to_string(static_cast<long>(item[j].t)) + "," + std::to_string(item[j].rating) + "]";
     }
     out += "]";
   }
@@ -135,10 +148,33 @@ int mode_eval(const std::filesystem::path& file, const std::string& list) {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  if (n != 21 || list.find(',', pos) != std::string::npos)
-    throw UsageError("eval needs 21 comma-separated parameters");
+  if (n != 21 || list.find(',', pos) != std::string::npos) throw UsageError("eval needs 21 comma-separated parameters");
   std::printf("{\"logloss\": %.6f}\n", logloss(load(file), w));
   return 0;
+}
+
+int mode_run(char** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1);
+    execvp(argv[0], argv);
+    std::fprintf(stderr, "srs_compare: cannot run %s\n", argv[0]);
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 failed");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto secs = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::printf("{\"seconds\": %.6f, \"cpu_seconds\": %.6f, \"status\": %d}\n", seconds,
+              secs(usage.ru_utime) + secs(usage.ru_stime), code);
+  return code == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -152,13 +188,14 @@ int main(int argc, char** argv) {
     if (a.size() == 4 && a[0] == "train" && a[2] == "--batching" && (a[3] == "fast" || a[3] == "reference"))
       return mode_train(a[1], a[3] == "fast" ? optim::Batching::card_window : optim::Batching::reference);
     if (a.size() == 3 && a[0] == "eval") return mode_eval(a[1], a[2]);
+    if (a.size() >= 3 && a[0] == "run" && a[1] == "--") return mode_run(argv + 3);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs_compare: %s\n", e.what());
     return 1;
   }
   std::fputs(
       "usage: srs_compare simulate N OUT.csv | items FILE | train FILE [--batching fast|reference] | eval FILE "
-      "W0,...,W20\n",
+      "W0,...,W20 | run -- PROGRAM ARGS...\n",
       stderr);
   return 2;
 }
