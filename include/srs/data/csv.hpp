@@ -275,42 +275,12 @@ class RevlogCsvParser {
     return value;
   }
 
-  /// Stores v (read from n_digits digits) into column `slot` of `row` if it is
-  /// in the column's range; false otherwise (parse_field then reports it).
-  static bool store_simple(RevlogRow& row, std::size_t slot, std::int64_t v, std::size_t n_digits) {
-    constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
-    const bool fits32 = n_digits <= 9;  // |v| < 10^9 < 2^31
-    switch (slot) {
-      case 0:
-        row.card_id = v;
-        return true;
-      case 1:
-        if (!fits32 || v < 0 || v > int32_max) return false;
-        row.day_offset = static_cast<std::int32_t>(v);
-        return true;
-      case 2:
-        if (v < 0 || v > 4) return false;
-        row.rating = static_cast<std::int32_t>(v);
-        return true;
-      case 3:
-        if (v < 0 || v > 4) return false;
-        row.state = static_cast<std::int32_t>(v);
-        return true;
-      case 4:
-        if (!fits32 || v < 0) return false;
-        row.duration = static_cast<std::int32_t>(v);
-        return true;
-      case 5:
-        if (!fits32 || v < -1) return false;
-        row.elapsed_days = static_cast<std::int32_t>(v);
-        return true;
-      case 6:
-        if (v < -1) return false;
-        row.elapsed_seconds = v;
-        return true;
-      default:
-        return true;  // user_id: ignored
-    }
+  /// The value of one field of column `slot`: `v` when the field was read as
+  /// simple (see read_row) and lies in [lo, hi], else parse_field's.
+  template <class Int>
+  Int field_value(std::string_view field, std::size_t slot, Int lo, Int hi, bool simple, std::int64_t v) const {
+    if (simple && v >= lo && v <= hi) return static_cast<Int>(v);
+    return parse_field<Int>(field, slot, lo, hi);
   }
 
   RevlogRow read_row(std::string_view line) {
@@ -340,31 +310,28 @@ class RevlogCsvParser {
       while (q != end && *q != ',') ++q;
       const std::string_view field(p, static_cast<std::size_t>(q - p));
       p = q;
-      if (simple) {
-        const std::int64_t v = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
-        if (store_simple(row, slots_[k], v, n_digits)) continue;
-      }
+      const std::int64_t v = !simple ? 0 : negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
       switch (slots_[k]) {
         case 0:
-          row.card_id = parse_field<std::int64_t>(field, 0, int64_min, int64_max);
+          row.card_id = field_value<std::int64_t>(field, 0, int64_min, int64_max, simple, v);
           break;
         case 1:
-          row.day_offset = parse_field<std::int32_t>(field, 1, 0, int32_max);
+          row.day_offset = field_value<std::int32_t>(field, 1, 0, int32_max, simple, v);
           break;
         case 2:
-          row.rating = parse_field<std::int32_t>(field, 2, 0, 4);
+          row.rating = field_value<std::int32_t>(field, 2, 0, 4, simple, v);
           break;
         case 3:
-          row.state = parse_field<std::int32_t>(field, 3, 0, 4);
+          row.state = field_value<std::int32_t>(field, 3, 0, 4, simple, v);
           break;
         case 4:
-          row.duration = parse_field<std::int32_t>(field, 4, 0, int32_max);
+          row.duration = field_value<std::int32_t>(field, 4, 0, int32_max, simple, v);
           break;
         case 5:
-          row.elapsed_days = parse_field<std::int32_t>(field, 5, -1, int32_max);
+          row.elapsed_days = field_value<std::int32_t>(field, 5, -1, int32_max, simple, v);
           break;
         case 6:
-          row.elapsed_seconds = parse_field<std::int64_t>(field, 6, -1, int64_max);
+          row.elapsed_seconds = field_value<std::int64_t>(field, 6, -1, int64_max, simple, v);
           break;
         default:
           break;  // user_id: ignored

@@ -99,10 +99,11 @@ struct LowessOptions {
 
 namespace detail {
 
-/// The local regressions of one LOWESS pass: where each fit is made and its
-/// neighbourhood [left, right). They depend on x and delta only.
+/// The local regressions of one LOWESS pass: where each fit is made, its
+/// neighbourhood [left, right) and the last point tied with it (ties copy the
+/// fit). They depend on x and delta only.
 struct LowessFitPoint {
-  std::size_t i, left, right;
+  std::size_t i, left, right, last;
 };
 inline std::vector<LowessFitPoint> lowess_plan(std::span<const double> x, std::size_t k, double delta) {
   const std::size_t n = x.size();
@@ -114,7 +115,6 @@ inline std::vector<LowessFitPoint> lowess_plan(std::span<const double> x, std::s
       ++left;
       ++right;
     }
-    plan.push_back({i, left, right});
     // Next point to fit: the last one within delta of this one (ties copy this fit).
     std::size_t last = i, next = i;
     const double cut = x[last] + delta;
@@ -123,6 +123,7 @@ inline std::vector<LowessFitPoint> lowess_plan(std::span<const double> x, std::s
       if (x[j] > cut) break;
       if (x[j] == x[last]) last = j;
     }
+    plan.push_back({i, left, right, last});
     if (last >= n - 1) break;
     i = std::max(next - 1, last + 1);
   }
@@ -214,26 +215,18 @@ inline std::vector<double> lowess_sorted(std::span<const double> x, std::span<co
     // The fits in order; the points skipped because of delta interpolated
     // linearly between them, tied x copying the fit.
     std::fill(fit.begin(), fit.end(), 0.0);
-    std::size_t last = 0;
     for (std::size_t f = 0; f < plan.size(); ++f) {
       const std::size_t i = plan[f].i;
       fit[i] = at_plan[f];
-      if (f > 0 && last + 1 < i) {
+      if (f > 0 && plan[f - 1].last + 1 < i) {
+        const std::size_t last = plan[f - 1].last;
         const double denom = x[i] - x[last];
         for (std::size_t j = last + 1; j < i; ++j) {
           const double a = (x[j] - x[last]) / denom;
           fit[j] = a * fit[i] + (1.0 - a) * fit[last];
         }
       }
-      last = i;
-      const double cut = x[last] + o.delta;
-      for (std::size_t j = last + 1; j < n; ++j) {
-        if (x[j] > cut) break;
-        if (x[j] == x[last]) {
-          fit[j] = fit[last];
-          last = j;
-        }
-      }
+      for (std::size_t j = i + 1; j <= plan[f].last; ++j) fit[j] = fit[i];
     }
     if (pass == o.iterations) break;
     // Robustness weights for the next pass.
