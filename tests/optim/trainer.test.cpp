@@ -139,6 +139,23 @@ TEST_CASE("torch_randperm: Fisher-Yates from the front with mt19937(2023)() % (n
   }
 }
 
+TEST_CASE("stable_sort_by_small_key: the order of std::stable_sort, counting sort and fallback alike") {
+  std::mt19937 gen(7);
+  for (const std::size_t top : {std::size_t{1}, std::size_t{5}, std::size_t{64}, std::size_t{100000}}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{2000}}) {
+      // (key, original position): equal keys must keep their positions' order.
+      std::vector<std::pair<std::size_t, std::size_t>> v(n);
+      for (std::size_t k = 0; k < n; ++k) v[k] = {gen() % top, k};
+      if (n > 0 && top == 100000) v[0].first = 4 * n + 64;  // forces the std::stable_sort branch
+      auto expected = v;
+      std::stable_sort(expected.begin(), expected.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      srs::optim::detail::stable_sort_by_small_key(v, [](const auto& x) { return x.first; });
+      CHECK(v == expected);
+    }
+  }
+}
+
 TEST_CASE("trainer: TrainMode::defaults returns the default parameters") {
   const Fsrs6 model{};
   const auto& ds = small_user();

@@ -28,7 +28,7 @@
 ///     epoch's parameters with std::pow: the same loss, fewer passes.)
 #pragma once
 
-#include <algorithm>   // std::stable_sort, std::min
+#include <algorithm>   // std::stable_sort, std::min, std::max
 #include <array>       // std::array
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
@@ -123,6 +123,25 @@ std::size_t training_length(const M& model, const data::Item& it) {
     return it.hist_len;
   }
 }
+/// Sorts `v` stably by key(x), a small non-negative integer: a counting sort
+/// when the largest key is below 4 |v| + 64 (history lengths, at most the
+/// 64-step cap here), std::stable_sort otherwise. Same order as std::stable_sort.
+template <class T, class Key>
+void stable_sort_by_small_key(std::vector<T>& v, Key key) {
+  std::vector<std::size_t> keys(v.size());
+  std::size_t top = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) top = std::max(top, keys[k] = key(v[k]));
+  if (top >= 4 * v.size() + 64) {
+    std::stable_sort(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
+    return;
+  }
+  std::vector<std::size_t> start(top + 2, 0);
+  for (std::size_t k : keys) ++start[k + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<T> out(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) out[start[keys[k]]++] = v[k];
+  v.swap(out);
+}
 /// A reverse-mode pass over a card's rows (Fsrs6::CardAdjoint): the gradient
 /// steps use it for both batchings (the forward mode's gradient to rounding).
 template <class M>
@@ -200,11 +219,9 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   }
   if (eval_rows.empty() || grad_rows.empty()) throw InadequateData("Training data is inadequate.");
   const std::vector<Row> grad_in_time = grad_rows;  // time order, for card-window batches
-  const auto by_length = [&](const Row& a, const Row& b) {
-    return detail::training_length(model, ds.items[a.item]) < detail::training_length(model, ds.items[b.item]);
-  };
-  std::stable_sort(eval_rows.begin(), eval_rows.end(), by_length);
-  if (opt.batching == Batching::reference) std::stable_sort(grad_rows.begin(), grad_rows.end(), by_length);
+  const auto length = [&](const Row& r) { return detail::training_length(model, ds.items[r.item]); };
+  detail::stable_sort_by_small_key(eval_rows, length);
+  if (opt.batching == Batching::reference) detail::stable_sort_by_small_key(grad_rows, length);
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const double n_eval = static_cast<double>(eval_rows.size());
 
