@@ -6,6 +6,7 @@
 #include <algorithm>         // std::max
 #include <cmath>             // std::sqrt, std::log, std::abs, std::isnan
 #include <cstddef>           // std::size_t
+#include <cstdint>           // std::uint64_t
 #include <initializer_list>  // std::initializer_list
 #include <limits>            // std::numeric_limits
 #include <optional>          // std::optional
@@ -248,6 +249,52 @@ TEST_CASE("RMSE(bins): hand-computed multi-bin example") {
   m.add({0.1, 1, 2, 2, -1});
   CHECK(m.num_bins() == 3);
   CHECK(*m.value() == doctest::Approx(std::sqrt(223.0 / 7200.0)).epsilon(1e-14));
+}
+
+TEST_CASE("RMSE(bins): add(row) memoises the keys of small values, with add(bin_key(row)) values bit for bit") {
+  // Values inside and outside the memo's [0, 4096), and negative (NaN keys, dropped).
+  std::vector<Prediction> v;
+  for (int k = 0; k < 3000; ++k) {
+    const int e = (k * 37) % 5000 - 3, i = (k * 11) % 4200 - 1, l = (k * 7) % 4300 - 2;
+    v.push_back({0.05 + 0.9 * ((k * 13) % 101) / 100.0, (k * 5) % 3 != 0, e, i, l});
+  }
+  ev::RmseBins memoised, direct;
+  for (const Prediction& r : v) {
+    memoised.add(r);
+    direct.add(ev::bin_key(r), r.p, r.y);
+  }
+  CHECK(memoised.num_bins() == direct.num_bins());
+  REQUIRE(direct.value());
+  CHECK(*memoised.value() == *direct.value());
+}
+
+TEST_CASE("AUC: the pairwise definition, below and above the radix sort's 512 scores, ties and signed zeros included") {
+  for (const std::size_t n : {std::size_t{300}, std::size_t{511}, std::size_t{512}, std::size_t{3000}}) {
+    CAPTURE(n);
+    std::vector<Prediction> v;
+    for (std::size_t k = 0; k < n; ++k) {
+      // Many ties (a few hundred distinct scores), both zeros, and a wide range of exponents.
+      const std::size_t c = (k * 7919) % 331;
+      double p = c == 0   ? 0.0
+                 : c == 1 ? -0.0
+                 : c < 40 ? 1e-300 * static_cast<double>(c)
+                          : static_cast<double>(c) / 331.0;
+      if (c == 2) p = -0.25;
+      v.push_back({p, static_cast<int>((k * 104729) % 5 < 3), 1, 1, 0});
+    }
+    // 2U = sum over (positive, negative) pairs of 2 [p+ > p-] + [p+ == p-].
+    std::uint64_t twice_u = 0, n1 = 0, n0 = 0;
+    for (const Prediction& a : v) {
+      (a.y ? n1 : n0) += 1;
+      if (!a.y) continue;
+      for (const Prediction& b : v)
+        if (!b.y) twice_u += a.p > b.p ? 2 : a.p == b.p ? 1 : 0;
+    }
+    ev::Auc m;
+    for (const Prediction& r : v) m.add(r);
+    REQUIRE(m.value());
+    CHECK(*m.value() == static_cast<double>(twice_u) / (2.0 * static_cast<double>(n0) * static_cast<double>(n1)));
+  }
 }
 
 TEST_CASE("metrics: golden values from NumPy / pandas / scikit-learn on a seeded sample") {

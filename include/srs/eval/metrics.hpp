@@ -36,8 +36,9 @@
 /// Preconditions: p is not NaN; y is 0 or 1 (any non-zero y counts as 1).
 #pragma once
 
-#include <algorithm>    // std::sort
+#include <algorithm>    // std::sort, std::fill
 #include <array>        // std::array
+#include <bit>          // std::bit_cast
 #include <cmath>        // std::abs, std::log, std::floor, std::pow, std::rint, std::sqrt, std::isnan
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
@@ -46,7 +47,7 @@
 #include <optional>     // std::optional, std::nullopt
 #include <string_view>  // std::string_view
 #include <tuple>        // std::tuple, std::get, std::apply
-#include <utility>      // std::pair, std::index_sequence
+#include <utility>      // std::pair, std::index_sequence, std::exchange
 #include <vector>       // std::vector
 
 #include <srs/concepts.hpp>  // srs::Metric, srs::Prediction
@@ -217,8 +218,7 @@ struct Auc {
     const std::uint64_t n1 = n1_;
     const std::uint64_t n0 = scores_.size() - n1_;
     if (n0 == 0 || n1 == 0) return std::nullopt;
-    std::vector<Scored> s = scores_;
-    std::sort(s.begin(), s.end(), [](const Scored& a, const Scored& b) { return a.p < b.p; });
+    std::vector<Scored> s = sorted_scores();
     // Walk groups of equal scores upwards. Each positive beats every negative
     // below its group and ties with each negative in it: 2U += c1 (2 below + c0).
     std::uint64_t twice_u = 0;
@@ -239,6 +239,42 @@ struct Auc {
     double p;
     bool y;
   };
+  /// The scores in ascending order of p (equal scores in any order: U counts
+  /// them alike). Small inputs: std::sort; larger: an LSD radix sort on p's
+  /// bits mapped to an unsigned key of the same order (-0 just below +0, and
+  /// the two are one group in value()'s walk).
+  std::vector<Scored> sorted_scores() const {
+    std::vector<Scored> s = scores_;
+    if (s.size() < 512) {
+      std::sort(s.begin(), s.end(), [](const Scored& a, const Scored& b) { return a.p < b.p; });
+      return s;
+    }
+    constexpr unsigned bits = 11;
+    constexpr std::size_t buckets = std::size_t{1} << bits;
+    const auto key = [](double p) {
+      const auto u = std::bit_cast<std::uint64_t>(p);
+      return (u >> 63) != 0 ? ~u : u | (std::uint64_t{1} << 63);
+    };
+    std::vector<std::uint64_t> keys(s.size()), keys2(s.size());
+    for (std::size_t k = 0; k < s.size(); ++k) keys[k] = key(s[k].p);
+    std::vector<Scored> out(s.size());
+    std::vector<std::size_t> count(buckets);
+    for (unsigned shift = 0; shift < 64; shift += bits) {
+      std::fill(count.begin(), count.end(), 0);
+      for (std::uint64_t k : keys) ++count[(k >> shift) & (buckets - 1)];
+      if (count[(keys[0] >> shift) & (buckets - 1)] == s.size()) continue;  // one digit value: order unchanged
+      std::size_t sum = 0;
+      for (std::size_t& c : count) sum += std::exchange(c, sum);
+      for (std::size_t k = 0; k < s.size(); ++k) {
+        const std::size_t at = count[(keys[k] >> shift) & (buckets - 1)]++;
+        out[at] = s[k];
+        keys2[at] = keys[k];
+      }
+      s.swap(out);
+      keys.swap(keys2);
+    }
+    return s;
+  }
   std::vector<Scored> scores_;
   std::size_t n1_ = 0;
 };
@@ -266,7 +302,7 @@ struct Mbe : detail::MeanOfTerms<Mbe> {
 struct RmseBins {
   static constexpr std::string_view name = "RMSE(bins)";
 
-  void add(const Prediction& r) { add(bin_key(r), r.p, r.y); }
+  void add(const Prediction& r) { add(memo_.key(r), r.p, r.y); }
   /// Adds one row with a precomputed key.
   void add(const BinKey& key, double p, int y) {
     if (key.has_nan()) return;
@@ -306,6 +342,25 @@ struct RmseBins {
     detail::CompensatedSum sum_p;
   };
   std::map<BinKey, Cell> bins_;
+  /// bin_key's three bins of values in [0, 4096), each computed once per
+  /// metric (the same values; a bin is two logarithms and two powers).
+  struct Memo {
+    static constexpr std::int32_t size = 4096;
+    std::vector<double> t, i, l;
+    template <class F>
+    static double get(std::vector<double>& table, std::int32_t x, F bin) {
+      if (x < 0 || x >= size) return bin(x);
+      if (table.empty()) table.assign(size, std::numeric_limits<double>::quiet_NaN());
+      double& v = table[static_cast<std::size_t>(x)];
+      if (std::isnan(v)) v = bin(x);  // (no bin of a value >= 0 is NaN)
+      return v;
+    }
+    BinKey key(const Prediction& r) {
+      return {get(t, r.elapsed_days, [](std::int32_t x) { return interval_bin(x); }),
+              get(i, r.i, [](std::int32_t x) { return review_bin(x); }),
+              get(l, r.lapses, [](std::int32_t x) { return lapse_bin(x); })};
+    }
+  } memo_;
 };
 
 static_assert(Metric<LogLoss>);
