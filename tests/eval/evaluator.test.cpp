@@ -31,6 +31,7 @@
 #include <iterator>     // std::size
 #include <numeric>      // std::iota
 #include <optional>     // std::optional
+#include <stdexcept>    // std::runtime_error
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -536,6 +537,46 @@ TEST_CASE("evaluator: fold threads (last fold first) give the sequential result,
     CHECK(many.rows == one.rows);
     REQUIRE(many.predictions.size() == one.predictions.size());
     for (std::size_t j = 0; j < one.predictions.size(); ++j) CHECK(many.predictions[j].p == one.predictions[j].p);
+  }
+}
+
+namespace {
+/// Metrics that throw from value(): one that takes threads (run in the metrics'
+/// side thread), one that does not (run in the calling thread).
+struct ThrowingThreadedMetric {
+  static constexpr std::string_view name = "threaded";
+  void add(const srs::Prediction&) {}
+  void set_threads(unsigned) {}
+  std::optional<double> value() const { throw std::runtime_error("threaded metric failed"); }
+};
+struct ThrowingMetric {
+  static constexpr std::string_view name = "plain";
+  void add(const srs::Prediction&) {}
+  std::optional<double> value() const { throw std::runtime_error("plain metric failed"); }
+};
+}  // namespace
+
+TEST_CASE("evaluator: a metric's error reaches the caller, from the metrics' side thread too") {
+  const Dataset ds = simulated_dataset(7);
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    EvalOptions o;
+    o.threads = threads;
+    o.train.mode = TrainMode::defaults;
+    using ThreadedFails = Eval<Avg, srs::eval::LogLoss, ThrowingThreadedMetric>;
+    using PlainFails = Eval<Avg, ThrowingMetric, srs::eval::Ici>;
+    using Three = Eval<Avg, srs::eval::Ici, srs::eval::LogLoss, srs::eval::Auc>;
+    CHECK_THROWS_WITH(ThreadedFails(Avg{}, {}, o).run(ds), "threaded metric failed");
+    CHECK_THROWS_WITH(PlainFails(Avg{}, {}, o).run(ds), "plain metric failed");
+    // The other metrics are computed beside it: the values match the sequential ones.
+    const UserResult r = Three(Avg{}, {}, o).run(ds);
+    EvalOptions seq = o;
+    seq.threads = 1;
+    const UserResult s1 = Three(Avg{}, {}, seq).run(ds);
+    CHECK(r.metrics == s1.metrics);
+    REQUIRE(r.metrics.size() == 3);
+    CHECK(r.metrics[0].first == "ICI");
+    CHECK(r.metrics[2].first == "AUC");
   }
 }
 

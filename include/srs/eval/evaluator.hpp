@@ -37,8 +37,9 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <thread>       // std::thread (fold threads)
-#include <tuple>        // std::tuple, std::apply
-#include <utility>      // std::pair
+#include <tuple>        // std::tuple, std::apply, std::get
+#include <type_traits>  // std::integral_constant, std::remove_cvref_t
+#include <utility>      // std::pair, std::index_sequence
 #include <vector>       // std::vector
 
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
@@ -63,7 +64,8 @@ struct EvalOptions {
   bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
   /// Folds evaluated in parallel on this many std::threads (1: in the calling
-  /// thread), the last (largest) fold first. The result does not depend on it:
+  /// thread), the last (largest) fold first; then the metrics, ICI's LOWESS on
+  /// threads - 1 of them beside the others. The result does not depend on it:
   /// every fold is computed independently and the folds are merged in order.
   unsigned threads = 1;
 };
@@ -168,10 +170,7 @@ class Evaluator {
     }
     res.size = res.predictions.size();
     std::tuple<Ms...> metrics;
-    // Metrics that can share the work (Ici's LOWESS) get the fold threads.
-    std::apply([&](auto&... m) { (set_threads(m, options_.threads), ...); }, metrics);
-    for (const Prediction& p : res.predictions) std::apply([&](auto&... m) { (m.add(p), ...); }, metrics);
-    std::apply([&](const auto&... m) { (res.metrics.emplace_back(std::string(m.name), m.value()), ...); }, metrics);
+    compute_metrics(metrics, res, std::index_sequence_for<Ms...>{});
     std::apply([&](const auto&... m) { (add_extra(m, res), ...); }, metrics);
     return res;
   }
@@ -188,9 +187,53 @@ class Evaluator {
     }
   }
 
+  /// Metrics that can share their work out (Ici's LOWESS: set_threads).
   template <class Mt>
-  static void set_threads(Mt& metric, unsigned threads) {
-    if constexpr (requires { metric.set_threads(threads); }) metric.set_threads(std::max(1u, threads));
+  static constexpr bool threaded_metric = requires(Mt& m, unsigned n) {
+    m.set_threads(n);
+  };
+
+  /// Every metric fed res's pooled predictions, then its value, appended to
+  /// res.metrics in order. With two or more threads, the threaded metrics (the
+  /// costly LOWESS) run in a thread of their own, on threads - 1 threads, while
+  /// this thread computes the others. The values do not depend on it.
+  template <std::size_t... I>
+  void compute_metrics(std::tuple<Ms...>& metrics, UserResult& res, std::index_sequence<I...>) const {
+    std::array<std::optional<double>, sizeof...(Ms)> values;
+    auto compute = [&](auto index, unsigned threads) {
+      auto& m = std::get<decltype(index)::value>(metrics);
+      if constexpr (threaded_metric<std::remove_cvref_t<decltype(m)>>) m.set_threads(std::max(1u, threads));
+      for (const Prediction& p : res.predictions) m.add(p);
+      values[decltype(index)::value] = m.value();
+    };
+    const unsigned threads = std::max(1u, options_.threads);
+    constexpr bool any_threaded = (threaded_metric<Ms> || ...);
+    if (threads == 1 || !any_threaded || sizeof...(Ms) == 1) {
+      (compute(std::integral_constant<std::size_t, I>{}, threads), ...);
+    } else {
+      compute_beside(compute, threads, std::index_sequence<I...>{});
+    }
+    (res.metrics.emplace_back(std::string(std::get<I>(metrics).name), values[I]), ...);
+  }
+  /// compute_metrics with threads >= 2: the threaded metrics in a side thread.
+  template <class Compute, std::size_t... I>
+  static void compute_beside(Compute& compute, unsigned threads, std::index_sequence<I...>) {
+    std::exception_ptr error;
+    std::thread side([&] {
+      try {
+        ((threaded_metric<Ms> ? compute(std::integral_constant<std::size_t, I>{}, threads - 1) : void()), ...);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    try {
+      ((threaded_metric<Ms> ? void() : compute(std::integral_constant<std::size_t, I>{}, 1)), ...);
+    } catch (...) {
+      side.join();
+      throw;
+    }
+    side.join();
+    if (error) std::rethrow_exception(error);
   }
 
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
