@@ -541,8 +541,8 @@ TEST_CASE("evaluator: fold threads (last fold first) give the sequential result,
 }
 
 namespace {
-/// Metrics that throw from value(): one that takes threads (run in the metrics'
-/// side thread), one that does not (run in the calling thread).
+/// Metrics that throw from value(): one that takes threads (run in the calling
+/// thread), one that does not (run in the metrics' side thread).
 struct ThrowingThreadedMetric {
   static constexpr std::string_view name = "threaded";
   void add(const srs::Prediction&) {}

@@ -64,9 +64,10 @@ struct EvalOptions {
   bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
   /// Folds evaluated in parallel on this many std::threads (1: in the calling
-  /// thread), the last (largest) fold first; then the metrics, ICI's LOWESS on
-  /// threads - 1 of them beside the others. The result does not depend on it:
-  /// every fold is computed independently and the folds are merged in order.
+  /// thread), the last (largest) fold first; then the metrics, the cheap ones
+  /// in a side thread beside ICI's LOWESS, which gets all the threads. The
+  /// result does not depend on it: every fold is computed independently and
+  /// the folds are merged in order.
   unsigned threads = 1;
 };
 
@@ -194,9 +195,10 @@ class Evaluator {
   };
 
   /// Every metric fed res's pooled predictions, then its value, appended to
-  /// res.metrics in order. With two or more threads, the threaded metrics (the
-  /// costly LOWESS) run in a thread of their own, on threads - 1 threads, while
-  /// this thread computes the others. The values do not depend on it.
+  /// res.metrics in order. With two or more threads, the other metrics (cheap)
+  /// run in a side thread while this thread computes the threaded ones (the
+  /// costly LOWESS, on all the threads once its points are sorted). The values
+  /// do not depend on it.
   template <std::size_t... I>
   void compute_metrics(std::tuple<Ms...>& metrics, UserResult& res, std::index_sequence<I...>) const {
     std::array<std::optional<double>, sizeof...(Ms)> values;
@@ -207,27 +209,27 @@ class Evaluator {
       values[decltype(index)::value] = m.value();
     };
     const unsigned threads = std::max(1u, options_.threads);
-    constexpr bool any_threaded = (threaded_metric<Ms> || ...);
-    if (threads == 1 || !any_threaded || sizeof...(Ms) == 1) {
-      (compute(std::integral_constant<std::size_t, I>{}, threads), ...);
-    } else {
-      compute_beside(compute, threads, std::index_sequence<I...>{});
+    bool split = false;
+    if constexpr ((threaded_metric<Ms> || ...) && sizeof...(Ms) > 1) {
+      split = threads > 1;
+      if (split) compute_beside(compute, threads, std::index_sequence<I...>{});
     }
+    if (!split) (compute(std::integral_constant<std::size_t, I>{}, threads), ...);
     (res.metrics.emplace_back(std::string(std::get<I>(metrics).name), values[I]), ...);
   }
-  /// compute_metrics with threads >= 2: the threaded metrics in a side thread.
+  /// compute_metrics with threads >= 2: the metrics that are not threaded in a side thread.
   template <class Compute, std::size_t... I>
   static void compute_beside(Compute& compute, unsigned threads, std::index_sequence<I...>) {
     std::exception_ptr error;
     std::thread side([&] {
       try {
-        ((threaded_metric<Ms> ? compute(std::integral_constant<std::size_t, I>{}, threads - 1) : void()), ...);
+        ((threaded_metric<Ms> ? void() : compute(std::integral_constant<std::size_t, I>{}, 1)), ...);
       } catch (...) {
         error = std::current_exception();
       }
     });
     try {
-      ((threaded_metric<Ms> ? void() : compute(std::integral_constant<std::size_t, I>{}, 1)), ...);
+      ((threaded_metric<Ms> ? compute(std::integral_constant<std::size_t, I>{}, threads) : void()), ...);
     } catch (...) {
       side.join();
       throw;
