@@ -18,7 +18,7 @@
 //   * the calibration graph: bins of a hand-made sample, its MAE
 //     (2*0.485 + 0.5 + 2*0.005)/5 = 0.296, the exact JSON field, the JSON
 //     read back, pooling two users, and errors for malformed fields.
-#include <algorithm>  // std::sort, std::fill, std::max
+#include <algorithm>  // std::sort, std::fill, std::max, std::min
 #include <cmath>      // std::isnan, std::abs, std::fmax, std::round
 #include <cstddef>    // std::size_t, std::ptrdiff_t
 #include <cstdint>    // std::uint32_t, std::uint64_t
@@ -192,6 +192,39 @@ TEST_CASE("stats: lowess's planned, interleaved, threaded fits equal one-at-a-ti
     }
   }
   CHECK(cases == 1200);
+  CHECK(differ == 0);
+}
+
+TEST_CASE("stats: lowess's AVX2 fits equal its baseline fits bit for bit") {
+  if (!eval::detail::lowess_has_avx2()) {
+    MESSAGE("this CPU has no AVX2: lowess runs the baseline fits only");
+    return;
+  }
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::size_t fits = 0, differ = 0;
+  for (int c = 0; c < 60; ++c) {
+    const std::size_t n = 2 + gen() % 3000;
+    std::vector<double> x(n), y(n), robust(n);
+    for (double& v : x) v = gen() % 4 == 0 ? std::round(u(gen) * 10) / 10 : u(gen);
+    std::sort(x.begin(), x.end());
+    for (std::size_t i = 0; i < n; ++i) {
+      y[i] = static_cast<double>(u(gen) < x[i]);
+      robust[i] = c % 2 ? u(gen) : 1.0;
+    }
+    const std::size_t k = std::max<std::size_t>(2, std::min(n, static_cast<std::size_t>((0.05 + 0.9 * u(gen)) * n)));
+    const auto plan = eval::detail::lowess_plan(x, k, c % 3 == 0 ? 0.0 : 0.01);
+    std::vector<double> w(4 * k);
+    for (std::size_t g = 0; g < plan.size(); g += 4) {
+      const auto a = eval::detail::lowess_fits_baseline(x, y, robust, plan, g, k, w);
+      const auto b = eval::detail::lowess_fits_avx2(x, y, robust, plan, g, k, w);
+      for (std::size_t q = 0; q < 4; ++q) {
+        ++fits;
+        differ += std::memcmp(&a[q], &b[q], sizeof(double)) != 0 && !(std::isnan(a[q]) && std::isnan(b[q]));
+      }
+    }
+  }
+  CHECK(fits > 1000);
   CHECK(differ == 0);
 }
 
