@@ -264,8 +264,27 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     }
     return pass;
   };
-  const CardPass eval_cards = make_pass(eval_rows);
+  // Card-window batches with a reverse-mode pass, every evaluation row also a
+  // gradient row: the loss of the parameters after epoch e (e = 0: the initial
+  // ones) is taken partly from the first batch of epoch e + 1, which runs at
+  // those parameters — its pass uses std::pow (CardAdjoint::card<false>), so
+  // its predictions are card()'s, and records its rows' terms; evaluate() then
+  // predicts only the other cards. The same loss, one pass fewer per epoch
+  // when an epoch is one batch. The loss passes then go over the gradient
+  // passes' cards (the same rows per card, in the same order); loss_slot:
+  // the evaluation row of each of their rows.
+  const bool fuse = opt.batching == Batching::card_window && detail::HasCardAdjoint<M> &&
+                    grad_rows.size() == eval_rows.size() && cfg.n_epoch > 0;
   const CardPass grad_cards = opt.batching == Batching::card_window ? make_pass(grad_in_time) : CardPass{};
+  const CardPass eval_cards = fuse ? CardPass{} : make_pass(eval_rows);
+  const CardPass& loss_cards = fuse ? grad_cards : eval_cards;
+  std::vector<std::size_t> loss_slot;
+  if (fuse) {
+    std::vector<std::size_t> eval_at(eval_rows.size());  // evaluation row of each time position
+    for (std::size_t j = 0; j < eval_rows.size(); ++j) eval_at[eval_rows[j].time] = j;
+    loss_slot.resize(grad_in_time.size());
+    for (std::size_t k = 0; k < grad_in_time.size(); ++k) loss_slot[k] = eval_at[grad_in_time[k].time];
+  }
   // Card c of `pass`: f(steps, rows, len(k), delta_t(k)).
   auto with_card = [](const CardPass& pass, std::size_t c, auto&& f) {
     const std::span<const CardRow> rows = pass.card(c);
@@ -310,41 +329,23 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
 
   // Average training loss [Σ weight·BCE + penalty] / N over the evaluation rows
   // (each row's term computed card by card, summed in row order). Cards with
-  // done[c] set already have their terms in row_loss (see `fuse` below).
+  // done[c] set already have their terms in row_loss (see `fuse` above).
   std::vector<double> row_loss(eval_rows.size());
-  std::vector<char> done(eval_cards.size(), 0);
+  std::vector<char> done(loss_cards.size(), 0);
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
     const core::Predictor<double, M> predictor(model, ps);
-    for (std::size_t c = 0; c < eval_cards.size(); ++c) {
+    for (std::size_t c = 0; c < loss_cards.size(); ++c) {
       if (done[c]) continue;
-      predict_card(predictor, eval_cards, c,
-                   [&](const CardRow& row, double prob) { row_loss[row.index] = row.weight * core::bce(prob, row.y); });
+      predict_card(predictor, loss_cards, c, [&](const CardRow& row, double prob) {
+        row_loss[fuse ? loss_slot[row.index] : row.index] = row.weight * core::bce(prob, row.y);
+      });
     }
     std::fill(done.begin(), done.end(), 0);
     double loss = 0;
     for (double l : row_loss) loss += l;
     return (loss + penalty_value(ps)) / n_eval;
   };
-
-  // Card-window batches with a reverse-mode pass, every evaluation row also a
-  // gradient row: the loss of the parameters after epoch e (e = 0: the initial
-  // ones) is taken partly from the first batch of epoch e + 1, which runs at
-  // those parameters — its pass uses std::pow (CardAdjoint::card<false>), so
-  // its predictions are card()'s, and records its rows' terms; evaluate() then
-  // predicts only the other cards. The same loss, one pass fewer per epoch
-  // when an epoch is one batch. eval_at: evaluation row of each time position;
-  // eval_card: evaluation card of each evaluation row.
-  const bool fuse = opt.batching == Batching::card_window && detail::HasCardAdjoint<M> &&
-                    grad_rows.size() == eval_rows.size() && cfg.n_epoch > 0 && n_batches > 0;
-  std::vector<std::size_t> eval_at, eval_card;
-  if (fuse) {
-    eval_at.resize(eval_rows.size());
-    for (std::size_t j = 0; j < eval_rows.size(); ++j) eval_at[eval_rows[j].time] = j;
-    eval_card.resize(eval_rows.size());
-    for (std::size_t c = 0; c < eval_cards.size(); ++c)
-      for (const CardRow& row : eval_cards.card(c)) eval_card[row.index] = c;
-  }
 
   const Adam adam{cfg.beta1, cfg.beta2, cfg.eps};
   auto state = adam.template init<N>();
@@ -402,11 +403,11 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
               rows_in_batch += rows.size();
               if (fused) {
                 // This card's loss terms at w, for the loss of the epochs done.
-                done[eval_card[eval_at[grad_in_time[rows[0].index].time]]] = 1;
+                done[c] = 1;
                 adjoint.template card<false>(
                     steps, rows.size(), len, dt,
                     [&](std::size_t k, double p) {
-                      row_loss[eval_at[grad_in_time[rows[k].index].time]] = rows[k].weight * core::bce(p, rows[k].y);
+                      row_loss[loss_slot[rows[k].index]] = rows[k].weight * core::bce(p, rows[k].y);
                       return rows[k].weight * core::bce_derivative(p, rows[k].y);
                     },
                     std::span<double, N>(grad));
