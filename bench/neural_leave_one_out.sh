@@ -11,7 +11,7 @@
 # Usage: bench/neural_leave_one_out.sh [-b SRS_BENCH] [-d DATA] [-m MODEL]... [-w DIR]
 #                                      [-e EPOCHS] [-p FLAGS] [-n MIN_SIZE] [-- extra srs-bench flags]
 #   -b SRS_BENCH  the srs-bench executable (default: build/release/examples/srs-bench,
-#                 then build/test/examples/srs-bench)
+#                 then build/test-release/examples/srs-bench)
 #   -d DATA       folder of user folders (default: ../shared/data/real; "reference" is skipped)
 #   -m MODEL      repeatable; default GRU-P (the criterion); any of GRU, GRU-P,
 #                 LSTM, Transformer, NN-17
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$models" ] || models="GRU-P"
 if [ -z "$bench" ]; then
-  for b in "$here/build/release/examples/srs-bench" "$here/build/test/examples/srs-bench"; do
+  for b in "$here/build/release/examples/srs-bench" "$here/build/test-release/examples/srs-bench"; do
     if [ -x "$b" ]; then bench=$b; break; fi
   done
 fi

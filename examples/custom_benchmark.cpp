@@ -4,10 +4,19 @@
 //
 //   custom_benchmark DATA     # a CSV file or a directory of users
 //   custom_benchmark          # simulated users
-#include <srs/srs.hpp>
+// (The headers of the parts used; <srs/srs.hpp> has everything but compiles slower.)
+#include <srs/core/error.hpp>       // srs::NotEnoughData
+#include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
+#include <srs/data/discover.hpp>    // srs::data::discover_users
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_users
+#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit, LogLoss, RmseBins, Auc
+#include <srs/models/avg.hpp>       // srs::models::Avg
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 
-#include <cstdio>  // std::printf
-#include <vector>  // std::vector
+#include <cstdio>     // std::printf
+#include <exception>  // std::exception
+#include <vector>     // std::vector
 
 namespace eval = srs::eval;
 

@@ -5,12 +5,19 @@
 //
 //   predict_recall                 # uses a simulated review log
 //   predict_recall revlogs.csv     # or a user's log (anki-revlogs-10k columns)
-#include <srs/srs.hpp>
+// (The headers of the parts used; <srs/srs.hpp> has everything but compiles slower.)
+#include <srs/core/replay.hpp>      // srs::core::replay
+#include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/trainer.hpp>    // srs::optim::train
 
-#include <cstdio>   // std::printf
-#include <numeric>  // std::iota
-#include <span>     // std::span
-#include <vector>   // std::vector
+#include <cstdio>     // std::printf
+#include <exception>  // std::exception
+#include <numeric>    // std::iota
+#include <span>       // std::span
+#include <vector>     // std::vector
 
 int main(int argc, char** argv) try {
   const srs::models::Fsrs6 fsrs;

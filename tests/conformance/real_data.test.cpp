@@ -25,7 +25,19 @@
 #include <string>      // std::string
 #include <vector>      // std::vector
 
-#include <srs/srs.hpp>
+#include <srs/core/replay.hpp>      // srs::core::predict
+#include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
+#include <srs/data/discover.hpp>    // srs::data::discover_users
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/detail/json.hpp>      // srs::detail::json
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions, UserResult
+#include <srs/models/anki.hpp>      // srs::models::AnkiSm2
+#include <srs/models/avg.hpp>       // srs::models::Avg
+#include <srs/models/ebisu.hpp>     // srs::models::EbisuV2
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/models/online.hpp>    // srs::models::RmseBinsExploit
+#include <srs/models/sm2.hpp>       // srs::models::Sm2
+#include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 
 namespace fs = std::filesystem;
 namespace json = srs::detail::json;

@@ -15,7 +15,7 @@ run("${CMAKE_COMMAND}" --install "${SRS_BUILD_DIR}" --prefix "${WORK_DIR}/prefix
 if(NOT DEFINED CONSUMER_DIR)
   set(CONSUMER_DIR "${SRS_SOURCE_DIR}/tests/consumer")
 endif()
-# CONSUMER_FLAGS: extra compile and link flags (the sanitize preset's sanitizers).
+# CONSUMER_FLAGS: extra compile and link flags (the test preset's sanitizers).
 set(flags)
 if(CONSUMER_FLAGS)
   set(flags "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")

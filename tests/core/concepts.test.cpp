@@ -8,7 +8,17 @@
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
-#include <srs/srs.hpp>
+#include <srs/concepts.hpp>         // srs::MemoryModel, srs::Model, srs::Metric, ... (under test)
+#include <srs/core/dual.hpp>        // srs::core::Dual, srs::core::value_t
+#include <srs/data/dataset.hpp>     // srs::data::Dataset, srs::data::Step
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator
+#include <srs/eval/metrics.hpp>     // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
+#include <srs/models/avg.hpp>       // srs::models::Avg
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/adam.hpp>       // srs::optim::Adam
 
 namespace {
 

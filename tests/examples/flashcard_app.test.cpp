@@ -38,12 +38,12 @@ using srs::test::read_file;
 using srs::test::sh_quote;
 using srs::test::TempDir;
 
-struct Run {
+struct AppRun {
   int status = -1;
   std::string out, err;
 };
 
-Run run(const TempDir& tmp, const std::string& exe, const std::string& args) {
+AppRun run(const TempDir& tmp, const std::string& exe, const std::string& args) {
   const fs::path out = tmp.path / "stdout", err = tmp.path / "stderr";
   const std::string cmd = sh_quote(exe) + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string());
   const int raw = std::system(cmd.c_str());
@@ -96,7 +96,7 @@ TEST_CASE("flashcard_app: train on an app log, schedule the due cards") {
     want += buf;
   }
 
-  const Run cpp = run(tmp, SRS_FLASHCARD_APP_EXE, sh_quote(log.string()));
+  const AppRun cpp = run(tmp, SRS_FLASHCARD_APP_EXE, sh_quote(log.string()));
   INFO(cpp.out, cpp.err);
   REQUIRE(cpp.status == 0);
   CHECK(line_starting(cpp.out, std::to_string(reviews.size()) + " reviews, " + std::to_string(fitted.items) +
@@ -120,7 +120,7 @@ TEST_CASE("flashcard_app: train on an app log, schedule the due cards") {
   CHECK(outcome_lines == 4);
 
 #ifdef SRS_FLASHCARD_APP_C_EXE
-  const Run c = run(tmp, SRS_FLASHCARD_APP_C_EXE, sh_quote(log.string()));
+  const AppRun c = run(tmp, SRS_FLASHCARD_APP_C_EXE, sh_quote(log.string()));
   INFO(c.out, c.err);
   REQUIRE(c.status == 0);
   CHECK(line_starting(c.out, std::to_string(reviews.size()) + " reviews, " + std::to_string(fitted.items) +
@@ -138,7 +138,7 @@ TEST_CASE("flashcard_app: a malformed log line is named") {
   exes.push_back(SRS_FLASHCARD_APP_C_EXE);
 #endif
   for (const std::string& exe : exes) {
-    const Run r = run(tmp, exe, sh_quote(log.string()));
+    const AppRun r = run(tmp, exe, sh_quote(log.string()));
     INFO(exe, r.err);
     CHECK(r.status == 1);
     CHECK(r.err.find(log.string() + ":3: expected card_id,time_ms,rating") != std::string::npos);
@@ -148,7 +148,7 @@ TEST_CASE("flashcard_app: a malformed log line is named") {
 #ifdef SRS_FLASHCARD_APP_C_EXE
 TEST_CASE("flashcard_app_c: its built-in six reviews give the defaults") {
   TempDir tmp;
-  const Run r = run(tmp, SRS_FLASHCARD_APP_C_EXE, "");
+  const AppRun r = run(tmp, SRS_FLASHCARD_APP_C_EXE, "");
   INFO(r.out, r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("6 reviews, ") == 0);

@@ -27,6 +27,7 @@
 #include <srs/optim/trainer.hpp>   // srs::optim::train, detail::training_length, detail::round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params
+#include <support/common.hpp>       // srs::test::rel_close
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CHECK_THROWS_AS
 
@@ -43,7 +44,7 @@ namespace {
 
 using srs::data::Step;
 using srs::models::ActR;
-using W = std::array<double, 5>;
+using W5 = std::array<double, 5>;
 
 // The defaults, named as in the spec.
 constexpr double A = 0.176786766570677;     // a: base decay
@@ -52,15 +53,13 @@ constexpr double S = 0.254893976981164;     // s: noise
 constexpr double TAU = -0.704205679427144;  // τ: threshold
 constexpr double H = 0.025;                 // h: time scaling
 
-bool rel_close(double a, double b, double rel = 1e-14) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
-double predict(const W& w, const std::vector<Step>& h, double t) {
+double predict(const W5& w, const std::vector<Step>& h, double t) {
   return ActR{}.predict(std::span<const double, 5>(w), std::span<const Step>(h), t);
 }
 
-srs::core::Dual<double, 5> predict_dual(const W& w, const std::vector<Step>& h, double t) {
+srs::core::Dual<double, 5> predict_dual(const W5& w, const std::vector<Step>& h, double t) {
   const auto wd = srs::test::seed_variables<5>(std::span<const double, 5>(w));
   return ActR{}.predict(std::span<const srs::core::Dual<double, 5>, 5>(wd), std::span<const Step>(h), t);
 }
@@ -74,24 +73,24 @@ TEST_CASE("ACT-R: name, parameter count, defaults, clamps, rounding, training se
   const ActR m;
   CHECK(ActR::name == "ACT-R");
   CHECK(ActR::num_params == 5);
-  CHECK(m.default_params() == W{A, C, S, TAU, H});
+  CHECK(m.default_params() == W5{A, C, S, TAU, H});
 
   // a, c, s, h in [0.001, 1]; τ <= −0.001 (no lower bound).
-  W lo{-1, 0, 0.0005, 0, -3};
+  W5 lo{-1, 0, 0.0005, 0, -3};
   m.clamp(std::span<double, 5>(lo));
-  CHECK(lo == W{0.001, 0.001, 0.001, -0.001, 0.001});
-  W hi{2, 1e9, 1.5, -1e9, 7};
+  CHECK(lo == W5{0.001, 0.001, 0.001, -0.001, 0.001});
+  W5 hi{2, 1e9, 1.5, -1e9, 7};
   m.clamp(std::span<double, 5>(hi));
-  CHECK(hi == W{1, 1, 1, -1e9, 1});
-  W in{0.001, 1, 0.5, -0.001, 0.3};
+  CHECK(hi == W5{1, 1, 1, -1e9, 1});
+  W5 in{0.001, 1, 0.5, -0.001, 0.3};
   m.clamp(std::span<double, 5>(in));
-  CHECK(in == W{0.001, 1, 0.5, -0.001, 0.3});
+  CHECK(in == W5{0.001, 1, 0.5, -0.001, 0.3});
   srs::test::check_clamp(m);
 
   // Rounded to 4 decimals.
-  W r = m.default_params();
+  W5 r = m.default_params();
   srs::optim::detail::round_params(m, std::span<double, 5>(r));
-  CHECK(r == W{0.1768, 0.217, 0.2549, -0.7042, 0.025});
+  CHECK(r == W5{0.1768, 0.217, 0.2549, -0.7042, 0.025});
 
   const srs::optim::TrainingSettings s = m.training();
   CHECK(s.lr == 0.04);
@@ -127,7 +126,7 @@ TEST_CASE("ACT-R: training_length = history + 1, so 64 timestamps at most") {
 }
 
 TEST_CASE("ACT-R: hand-computed activation recursion") {
-  const W w = ActR{}.default_params();
+  const W5 w = ActR{}.default_params();
   const double d = 86400 * H;  // one day in scaled seconds: 2160
 
   SUBCASE("first review only, Δ = 3") {
@@ -160,7 +159,7 @@ TEST_CASE("ACT-R: hand-computed activation recursion") {
   }
 
   SUBCASE("other parameters, same history") {
-    const W w2{0.5, 0.3, 0.4, -0.2, 0.01};
+    const W5 w2{0.5, 0.3, 0.4, -0.2, 0.01};
     const double dd = 86400 * 0.01;  // 864
     const double m2 = -0.5 * std::log(2 * dd);
     const double d2 = 0.3 * std::exp(m2) + 0.5;
@@ -179,7 +178,7 @@ TEST_CASE("ACT-R: hand-computed activation recursion") {
 }
 
 TEST_CASE("ACT-R: the floor max(·, 1) — zero gradient below, the gradient passes at exactly 1") {
-  const W w = ActR{}.default_params();
+  const W5 w = ActR{}.default_params();
   {
     // Δ = 0.0001 day: 8.64 s · h = 0.216 < 1 → the base is 1, m = ln 1 = 0, p = 1/(1 + e^(τ/s)).
     const auto dp = predict_dual(w, {{0, 3}}, 0.0001);
@@ -196,7 +195,7 @@ TEST_CASE("ACT-R: the floor max(·, 1) — zero gradient below, the gradient pas
     // gradient there): m = −a ln(base), dm/dh = −a·(2/base) = −2a, dp/dh = −2a·p(1 − p)/s.
     const double dt = 2.0 / 86400.0;
     REQUIRE(dt * 86400.0 == 2.0);
-    const W wh{A, C, S, TAU, 0.5};
+    const W5 wh{A, C, S, TAU, 0.5};
     const auto dp = predict_dual(wh, {{0, 3}}, dt);
     CHECK(rel_close(dp.val, p_of(0.0)));
     CHECK(rel_close(dp.grad[4], -2 * A * dp.val * (1 - dp.val) / S, 1e-13));
@@ -207,7 +206,7 @@ TEST_CASE("ACT-R: analytic gradient of a first review") {
   // c = (0, Δ): m = −a ln(Δ·86400·h), p = σ((m − τ)/s), q = p(1 − p).
   // dp/da = −(q/s) ln(Δ·86400·h); dp/dc = 0 (the first trace decays with a alone);
   // dp/ds = −q (m − τ)/s²; dp/dτ = −q/s; dp/dh = −(q/s)·a/h.
-  const W w = ActR{}.default_params();
+  const W5 w = ActR{}.default_params();
   const double dt = 6;
   const double x = dt * 86400 * H;
   const double m = -A * std::log(x);
@@ -229,7 +228,7 @@ TEST_CASE("ACT-R: a saturated prediction (e^((τ − m)/s) overflows) has a fini
   // The derivative of 1/(1 + e^x) is −e^x/(1 + e^x)² → 0, but computed as
   // (−1/(1 + e^x)²)·e^x it is 0·∞ = NaN, and one NaN row poisons Adam's state for
   // the whole user. σ((m − τ)/s) is the same function with a finite gradient.
-  const W w{0.2975872055103202, 0.56329020005168384, 0.001, -0.89690030450087688, 0.013022572884281524};
+  const W5 w{0.2975872055103202, 0.56329020005168384, 0.001, -0.89690030450087688, 0.013022572884281524};
   const std::vector<Step> h{{0, 4}, {0, 3}};
   const auto d = predict_dual(w, h, 1);
   CHECK(d.val == predict(w, h, 1));
@@ -242,7 +241,7 @@ TEST_CASE("ACT-R: a saturated prediction (e^((τ − m)/s) overflows) has a fini
 
 TEST_CASE("ACT-R: check_model over random histories, default and random parameters") {
   const ActR m;
-  const W defaults = m.default_params();
+  const W5 defaults = m.default_params();
   srs::test::ModelCheckOptions opt;
   opt.check_clamp = false;  // done in the identity test
   for (std::uint64_t seed = 0; seed < 50; ++seed) {
@@ -254,7 +253,7 @@ TEST_CASE("ACT-R: check_model over random histories, default and random paramete
     const auto rep = srs::test::check_model(m, std::span<const double, 5>(defaults), h, t, opt);
     CHECK_FALSE(rep.threw);
     CHECK_FALSE(rep.any_nan);
-    const W w = srs::test::random_params(m, seed);
+    const W5 w = srs::test::random_params(m, seed);
     srs::test::check_model(m, std::span<const double, 5>(w), h, t, opt);
   }
 }

@@ -26,6 +26,7 @@
 #include <srs/optim/trainer.hpp>   // srs::optim::detail::round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params
+#include <support/common.hpp>       // srs::test::rel_close
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE
 
@@ -42,17 +43,15 @@ namespace {
 
 using srs::data::Step;
 using srs::models::AnkiSm2;
-using W = std::array<double, 7>;
+using W7 = std::array<double, 7>;
 using D = srs::core::Dual<double, 7>;
 
-constexpr W defaults{1, 4, 2.5, 1.3, 1.2, 0, 1};
+constexpr W7 defaults{1, 4, 2.5, 1.3, 1.2, 0, 1};
 
-bool rel_close(double a, double b, double rel = 1e-14) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
 /// The state (I, E) after `h`, on double.
-srs::models::AnkiState<double> state(const W& w, const std::vector<Step>& h) {
+srs::models::AnkiState<double> state(const W7& w, const std::vector<Step>& h) {
   const AnkiSm2 m;
   const std::span<const double, 7> ws(w);
   auto s = m.init(ws, h[0]);
@@ -61,7 +60,7 @@ srs::models::AnkiState<double> state(const W& w, const std::vector<Step>& h) {
 }
 
 /// The state after `h` on Dual numbers: the interval's gradient w.r.t. all parameters.
-srs::models::AnkiState<D> state_dual(const W& w, const std::vector<Step>& h) {
+srs::models::AnkiState<D> state_dual(const W7& w, const std::vector<Step>& h) {
   const AnkiSm2 m;
   const auto wd = srs::test::seed_variables<7>(std::span<const double, 7>(w));
   const std::span<const D, 7> ws(wd);
@@ -70,8 +69,8 @@ srs::models::AnkiState<D> state_dual(const W& w, const std::vector<Step>& h) {
   return s;
 }
 
-double ivl(const W& w, const std::vector<Step>& h) { return state(w, h).ivl; }
-double ease(const W& w, const std::vector<Step>& h) { return state(w, h).ease; }
+double ivl(const W7& w, const std::vector<Step>& h) { return state(w, h).ivl; }
+double ease(const W7& w, const std::vector<Step>& h) { return state(w, h).ease; }
 
 /// The soft floor of the spec: I if I >= 1, else 1 + 0.01 (I − 1).
 double soft_floor(double i) { return i >= 1 ? i : 1 + 0.01 * (i - 1); }
@@ -90,16 +89,16 @@ TEST_CASE("Anki-SM-2: name, parameter count, defaults, clamps, rounding") {
   const std::array<std::pair<double, double>, 7> box{
       {{1, 9999}, {1, 9999}, {1.31, 5.0}, {1, 5}, {0.5, 1.3}, {0, 1}, {0.5, 2}}};
   srs::test::check_clamp(m, 7, box);
-  W lo{0, -1, 1.3, 0.9, 0.4, -0.1, 0.1};
+  W7 lo{0, -1, 1.3, 0.9, 0.4, -0.1, 0.1};
   m.clamp(std::span<double, 7>(lo));
-  CHECK(lo == W{1, 1, 1.31, 1, 0.5, 0, 0.5});
-  W hi{1e4, 2e4, 5.01, 6, 1.4, 1.5, 3};
+  CHECK(lo == W7{1, 1, 1.31, 1, 0.5, 0, 0.5});
+  W7 hi{1e4, 2e4, 5.01, 6, 1.4, 1.5, 3};
   m.clamp(std::span<double, 7>(hi));
-  CHECK(hi == W{9999, 9999, 5, 5, 1.3, 1, 2});
+  CHECK(hi == W7{9999, 9999, 5, 5, 1.3, 1, 2});
 
-  W r{1.00004, 3.99996, 2.123456, 1.3, 1.19999, 0.00005001, 0.999949};
+  W7 r{1.00004, 3.99996, 2.123456, 1.3, 1.19999, 0.00005001, 0.999949};
   srs::optim::detail::round_params(m, std::span<double, 7>(r));
-  CHECK(r == W{1.0, 4.0, 2.1235, 1.3, 1.2, 0.0001, 0.9999});
+  CHECK(r == W7{1.0, 4.0, 2.1235, 1.3, 1.2, 0.0001, 0.9999});
 
   const srs::optim::TrainingSettings s = m.training();
   CHECK(s.lr == 0.04);
@@ -114,12 +113,12 @@ TEST_CASE("Anki-SM-2: the first review") {
   CHECK(ivl(defaults, {{0, 4}}) == 4);
   CHECK(ease(defaults, {{0, 3}}) == 2.5);
   CHECK(ease(defaults, {{0, 4}}) == 2.5);  // no ease step at the first review
-  const W w{3, 7, 2.0, 1.3, 1.2, 0, 1};
+  const W7 w{3, 7, 2.0, 1.3, 1.2, 0, 1};
   CHECK(ivl(w, {{0, 2}}) == 3);
   CHECK(ivl(w, {{0, 4}}) == 7);
   // The ease clamp [1.3, 5.5] applies at the first review too (w2 = 6 is outside the
   // parameter box, so this only shows the state clamp).
-  const W big_ease{1, 4, 6, 1.3, 1.2, 0, 1};
+  const W7 big_ease{1, 4, 6, 1.3, 1.2, 0, 1};
   CHECK(ease(big_ease, {{0, 3}}) == 5.5);
 }
 
@@ -144,7 +143,7 @@ TEST_CASE("Anki-SM-2: on-time and late reviews, with the reference's Good/Easy s
     CHECK(rel_close(ivl(defaults, {{0, 3}, {1, 4}}), 1 * 2.5));
   }
   SUBCASE("the interval modifier w6 multiplies passing intervals") {
-    W w = defaults;
+    W7 w = defaults;
     w[6] = 2;
     CHECK(rel_close(ivl(w, {{0, 3}, {3, 3}}), 9.75 * 2));
     CHECK(rel_close(ivl(w, {{0, 3}, {3, 4}}), 5.0 * 2));
@@ -173,7 +172,7 @@ TEST_CASE("Anki-SM-2: early reviews (t < I)") {
   SUBCASE("Good (the swap): max(t·E, I)·(w3 − (w3 − 1)/2)") {
     CHECK(rel_close(ivl(defaults, {{0, 4}, {1, 3}}), 4 * (1.3 - 0.3 / 2)));    // 4.6
     CHECK(rel_close(ivl(defaults, {{0, 4}, {3, 3}}), 7.5 * (1.3 - 0.3 / 2)));  // 8.625
-    W w = defaults;
+    W7 w = defaults;
     w[3] = 2;  // easy bonus 2: factor 2 − 1/2 = 1.5
     CHECK(rel_close(ivl(w, {{0, 4}, {3, 3}}), 7.5 * 1.5));
   }
@@ -190,7 +189,7 @@ TEST_CASE("Anki-SM-2: Again, the ease steps and the ease clamp") {
     // Good, Good (I = 9.75), Again: I = 9.75·0 = 0 → soft floor 1 + 0.01·(0 − 1) = 0.99.
     CHECK(rel_close(ivl(defaults, {{0, 3}, {3, 3}, {5, 1}}), 0.99));
     CHECK(rel_close(ease(defaults, {{0, 3}, {3, 3}, {5, 1}}), 2.3));
-    W w = defaults;
+    W7 w = defaults;
     w[5] = 0.5;
     w[6] = 2;  // I = 19.5 after the second review; Again: 19.5·0.5 = 9.75 (no w6)
     CHECK(rel_close(ivl(w, {{0, 3}, {3, 3}, {5, 1}}), 9.75));
@@ -226,7 +225,7 @@ TEST_CASE("Anki-SM-2: Again, the ease steps and the ease clamp") {
 TEST_CASE("Anki-SM-2: the soft floor at 1 and its gradient") {
   SUBCASE("below 1: I' = 1 + 0.01 (I − 1), slope 0.01") {
     // Good, Good (I = 9.75), Again with w5 = 0.05: I·w5 = 0.4875 → 1 + 0.01·(0.4875 − 1).
-    W w = defaults;
+    W7 w = defaults;
     w[5] = 0.05;
     const auto s = state_dual(w, {{0, 3}, {3, 3}, {5, 1}});
     CHECK(rel_close(s.ivl.val, soft_floor(9.75 * 0.05)));
@@ -241,7 +240,7 @@ TEST_CASE("Anki-SM-2: the soft floor at 1 and its gradient") {
   }
   SUBCASE("early Hard below 1: max(t·w4, I·w4/2) = 0.25 → 0.9925") {
     // w4 = 0.5, first Good (I = 1), same-day Hard: max(0·0.5, 1·0.5/2) = 0.25.
-    W w = defaults;
+    W7 w = defaults;
     w[4] = 0.5;
     const auto s = state_dual(w, {{0, 3}, {0, 2}});
     CHECK(rel_close(s.ivl.val, 1 + 0.01 * (0.25 - 1)));
@@ -251,7 +250,7 @@ TEST_CASE("Anki-SM-2: the soft floor at 1 and its gradient") {
     CHECK(rel_close(s.ivl.grad[0], 0.01 * 0.25 * 0.505, 1e-13));
   }
   SUBCASE("above 1: the identity, slope 1") {
-    W w = defaults;
+    W7 w = defaults;
     w[5] = 0.5;
     const auto s = state_dual(w, {{0, 3}, {3, 3}, {5, 1}});
     CHECK(rel_close(s.ivl.val, 4.875));
@@ -259,7 +258,7 @@ TEST_CASE("Anki-SM-2: the soft floor at 1 and its gradient") {
   }
   SUBCASE("exactly 1: max of two equal values splits the gradient, 0.5·0.01 + 0.5·1") {
     // w4 = 1: late Hard after the first Good: I·w4 = 1 exactly; leaky_relu(0) has slope 0.01.
-    W w = defaults;
+    W7 w = defaults;
     w[4] = 1;
     const auto s = state_dual(w, {{0, 3}, {2, 2}});
     CHECK(s.ivl.val == 1.0);
@@ -319,11 +318,11 @@ TEST_CASE("Anki-SM-2: check_model over random histories, default and random para
     const auto rep = srs::test::check_model(m, std::span<const double, 7>(defaults), h, t, at_kink);
     CHECK_FALSE(rep.threw);
     CHECK_FALSE(rep.any_nan);
-    const W w = srs::test::random_params(m, seed);
+    const W7 w = srs::test::random_params(m, seed);
     srs::test::check_model(m, std::span<const double, 7>(w), h, t, w[0] == 1 ? at_kink : opt);
   }
   // And w0 itself, off the kink.
-  W off = defaults;
+  W7 off = defaults;
   off[0] = 1.5;
   for (std::uint64_t seed = 0; seed < 30; ++seed) {
     srs::test::check_model(m, std::span<const double, 7>(off), srs::test::simulate_history(seed), 10, opt);

@@ -27,6 +27,7 @@
 #include <srs/optim/trainer.hpp>   // srs::optim::detail::training_length, round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params
+#include <support/common.hpp>       // srs::test::rel_close, sigma, HasRoundParams
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE
 
@@ -51,11 +52,9 @@ using srs::models::DashMcm;
 using W9 = std::array<double, 9>;
 using W5 = std::array<double, 5>;
 
-bool rel_close(double a, double b, double rel = 1e-14) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
-double sigma(double z) { return 1 / (1 + std::exp(-z)); }
+using srs::test::sigma;
 
 template <class M>
 double predict(const M& m, const std::array<double, M::num_params>& w, const std::vector<Step>& h, double t) {
@@ -79,10 +78,7 @@ std::array<double, N> perturbed(std::array<double, N> w, std::uint64_t seed) {
   return w;
 }
 
-template <class M>
-concept HasRoundParams = requires(const M& m, std::span<double, M::num_params> w) {
-  m.round_params(w);
-};
+using srs::test::HasRoundParams;
 
 constexpr W9 dash_defaults{0.2024, 0.5967, 0.1255, 0.6039, -0.1485, 0.572, 0.0933, 0.4801, 0.787};
 constexpr W9 mcm_defaults{0.2783, 0.8131, 0.4252, 1.0056, -0.1527, 0.6455, 0.1409, 0.669, 0.843};

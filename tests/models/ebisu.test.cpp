@@ -22,6 +22,8 @@
 #include <srs/data/dataset.hpp>  // srs::data::Step
 #include <srs/models/ebisu.hpp>  // srs::models::EbisuV2, EbisuPrior
 
+#include <support/common.hpp>  // srs::test::rel_close
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, CAPTURE, CHECK_THROWS_AS
 
 #include <algorithm>  // std::max
@@ -37,9 +39,7 @@ using srs::data::Step;
 using srs::models::EbisuPrior;
 using srs::models::EbisuV2;
 
-bool rel_close(double a, double b, double rel) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
 double predict(const std::vector<Step>& h, double t) {
   return EbisuV2{}.predict(std::span<const double, 0>(), std::span<const Step>(h), t);

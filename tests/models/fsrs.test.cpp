@@ -24,6 +24,7 @@
 #include <srs/data/dataset.hpp>  // srs::data::Dataset, Item, Step
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predict
+#include <support/common.hpp>       // srs::test::rel_close
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, CAPTURE, Approx
 
@@ -47,18 +48,17 @@ using srs::data::Step;
 using srs::models::Fsrs6;
 using State = srs::models::FsrsState<double>;
 using W = std::array<double, 21>;
-using Box = std::array<std::pair<double, double>, 21>;
+using Fsrs6Box = std::array<std::pair<double, double>, 21>;
 
 constexpr double default_decay = 0.1542;
 
-/// Relative closeness, for the float32-printed reference values.
-bool rel_close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+using srs::test::rel_close;
 
 /// The parameter boxes of models.md §3.8 (w0..w3 use [s_min, 100]).
-constexpr Box spec_box{{{0.001, 100},  {0.001, 100},  {0.001, 100}, {0.001, 100}, {1, 10},      {0.001, 4},
-                        {0.001, 4},    {0.001, 0.75}, {0, 4.5},     {0, 0.8},     {0.001, 3.5}, {0.001, 5},
-                        {0.001, 0.25}, {0.001, 0.9},  {0, 4},       {0, 1},       {1, 6},       {0, 2},
-                        {0, 2},        {0, 0.8},      {0.1, 0.8}}};
+constexpr Fsrs6Box spec_box{{{0.001, 100},  {0.001, 100},  {0.001, 100}, {0.001, 100}, {1, 10},      {0.001, 4},
+                             {0.001, 4},    {0.001, 0.75}, {0, 4.5},     {0, 0.8},     {0.001, 3.5}, {0.001, 5},
+                             {0.001, 0.25}, {0.001, 0.9},  {0, 4},       {0, 1},       {1, 6},       {0, 2},
+                             {0, 2},        {0, 0.8},      {0.1, 0.8}}};
 
 /// The interval at which R(t, S) = r under the FSRS-6 curve with decay d:
 /// t = S (r^(-1/d) - 1) / F,  F = 0.9^(-1/d) - 1.
@@ -279,7 +279,7 @@ TEST_CASE("Fsrs6: init() clamps S to [s_min, s_max] and D to [1, 10]") {
 
 TEST_CASE("Fsrs6: clamp() applies every box of models.md §3.8") {
   const Fsrs6 m;
-  srs::test::check_clamp(m, 11, std::optional<Box>(spec_box), 200);
+  srs::test::check_clamp(m, 11, std::optional<Fsrs6Box>(spec_box), 200);
   for (std::size_t k = 0; k < 21; ++k) {
     CAPTURE(k);
     const auto [lo, hi] = spec_box[k];
@@ -629,13 +629,13 @@ using srs::models::detail::S0Group;
 using Groups = std::array<std::vector<S0Group>, 4>;
 
 constexpr std::array<double, 4> s0_default{0.212, 1.2931, 2.3065, 8.2956};
-constexpr double s_min = 0.001;
-constexpr double s_max = 100;
+constexpr double s0_min = 0.001;
+constexpr double s0_max = 100;
 
 double curve(double t, double s) { return Fsrs6::forgetting_curve(t, s, default_decay); }
 
-std::array<double, 4> fit(const Groups& g, double average, bool smoothing = true, double lo = s_min,
-                          double hi = s_max) {
+std::array<double, 4> fit(const Groups& g, double average, bool smoothing = true, double lo = s0_min,
+                          double hi = s0_max) {
   return srs::models::detail::fit_initial_stability(g, average, s0_default, lo, hi, smoothing, curve);
 }
 
@@ -654,8 +654,8 @@ double objective(const std::vector<S0Group>& g, double average, double s0, bool 
 
 /// Dense grid search of the objective on [lo, hi]: 20001 log-spaced points,
 /// then five zooms of 2001 points around the best one.
-double grid_search(const std::vector<S0Group>& g, double average, double s0, bool smoothing, double lo = s_min,
-                   double hi = s_max) {
+double grid_search(const std::vector<S0Group>& g, double average, double s0, bool smoothing, double lo = s0_min,
+                   double hi = s0_max) {
   auto best_on = [&](double a, double b, int n, bool log_spaced) {
     double best = a;
     double best_j = std::numeric_limits<double>::infinity();
@@ -753,7 +753,7 @@ TEST_CASE("S0 fit: one rating's S matches a dense grid search of the objective")
     // (Not at a bound, where J is steep and the location tolerance is absolute.)
     const double j_fit = objective(c.groups, c.average, s0, c.smoothing, fitted);
     const double j_grid = objective(c.groups, c.average, s0, c.smoothing, grid);
-    if (grid > s_min * (1 + 1e-6) && grid < s_max * (1 - 1e-6)) CHECK(j_fit <= j_grid + 1e-7 * std::abs(j_grid));
+    if (grid > s0_min * (1 + 1e-6) && grid < s0_max * (1 - 1e-6)) CHECK(j_fit <= j_grid + 1e-7 * std::abs(j_grid));
   }
 }
 
@@ -763,11 +763,11 @@ TEST_CASE("S0 fit: a one-group unsmoothed fit recovers the curve's S, and stays 
     CHECK(rel_close(fit_alone(3, exact_group(target, 20)), target, 1e-6));
   }
   // Everything recalled: the fit runs into the upper bound.
-  CHECK(rel_close(fit_alone(4, {{30, 10, 1.0}}), s_max, 1e-6));
-  CHECK(fit_alone(4, {{30, 10, 1.0}}) <= s_max);
+  CHECK(rel_close(fit_alone(4, {{30, 10, 1.0}}), s0_max, 1e-6));
+  CHECK(fit_alone(4, {{30, 10, 1.0}}) <= s0_max);
   // Everything forgotten at a long interval: the lower bound.
-  CHECK(rel_close(fit_alone(1, {{1, 10, 0.0}}), s_min, 1e-5));
-  CHECK(fit_alone(1, {{1, 10, 0.0}}) >= s_min);
+  CHECK(rel_close(fit_alone(1, {{1, 10, 0.0}}), s0_min, 1e-5));
+  CHECK(fit_alone(1, {{1, 10, 0.0}}) >= s0_min);
 }
 
 TEST_CASE("S0 fit: monotonicity repair, pair order and count rule") {
@@ -860,7 +860,7 @@ TEST_CASE("S0 fit: fill-in rules for 1, 2 and 3 known ratings") {
   auto check_eq = [](const std::array<double, 4>& got, const std::array<double, 4>& want) {
     for (std::size_t k = 0; k < 4; ++k) {
       CAPTURE(k);
-      CHECK(rel_close(got[k], std::clamp(want[k], s_min, s_max), 1e-12));
+      CHECK(rel_close(got[k], std::clamp(want[k], s0_min, s0_max), 1e-12));
     }
   };
   const double S1 = fitted[0], S2 = fitted[1], S3 = fitted[2], S4 = fitted[3];
@@ -928,15 +928,15 @@ TEST_CASE("S0 fit: results are clamped to [s_min, s_max]") {
     gs[0] = exact_group(50, 10);  // factor 50 / 0.212: S2..S4 far above 100
     const auto out = fit(gs, 0.8, false);
     CHECK(rel_close(out[0], 50, 1e-6));
-    CHECK(out[1] == s_max);
-    CHECK(out[2] == s_max);
-    CHECK(out[3] == s_max);
+    CHECK(out[1] == s0_max);
+    CHECK(out[2] == s0_max);
+    CHECK(out[3] == s0_max);
   }
   SUBCASE("one known, scaled below s_min") {
     Groups gs;
     gs[3] = exact_group(0.004, 10, 0.01);  // factor 0.004 / 8.2956: S1 ~ 1e-4
     const auto out = fit(gs, 0.8, false);
-    CHECK(out[0] == s_min);
+    CHECK(out[0] == s0_min);
     CHECK(rel_close(out[3], 0.004, 1e-6));
   }
   SUBCASE("two known, a fill below s_min") {
@@ -944,8 +944,8 @@ TEST_CASE("S0 fit: results are clamped to [s_min, s_max]") {
     gs[2] = exact_group(1.0, 10);
     gs[3] = exact_group(90.0, 10);  // S2 = S3^(1/(1-b)) S4^(1-1/(1-b)) ~ 0.005, S1 ~ 3e-6
     const auto out = fit(gs, 0.8, false);
-    CHECK(out[0] == s_min);
-    CHECK(out[1] > s_min);
+    CHECK(out[0] == s0_min);
+    CHECK(out[1] > s0_min);
   }
   SUBCASE("the bounds given are the bounds used") {
     Groups gs;

@@ -29,6 +29,7 @@
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
+#include <support/common.hpp>       // srs::test::all_rows
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -100,11 +101,7 @@ const srs::data::Dataset& sim_user() {
   return ds;
 }
 
-std::vector<std::size_t> all_rows(const srs::data::Dataset& ds) {
-  std::vector<std::size_t> rows(ds.items.size());
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  return rows;
-}
+using srs::test::all_rows;
 
 /// fsrs-rs's training objective [Σ weight·BCE(clamped) + Σ((w - w0)/σ)²] / N over the kept items.
 double rs_objective(const FsrsRs& m, const RsItems& items, const std::vector<double>& weights, const W& w,

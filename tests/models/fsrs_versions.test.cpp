@@ -42,6 +42,7 @@
 #include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions
+#include <support/common.hpp>       // srs::test::rel_close, all_rows
 
 #include <doctest/doctest.h>  // TEST_CASE, TEST_CASE_TEMPLATE, CHECK, REQUIRE, CAPTURE, MESSAGE
 
@@ -71,10 +72,7 @@ using srs::models::Fsrs5;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-/// |a - b| <= rel * max(|a|, |b|).
-bool rel_close(double a, double b, double rel = 1e-13) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
 template <class M>
 using Params = std::array<double, M::num_params>;
@@ -543,7 +541,7 @@ TEST_CASE("Fsrs1: success and failure steps with the default parameters") {
   // D' is not clamped to 10 either.
   const SState high = lib_next(m, w, SState{2, 12, 0}, 1, 1);
   CHECK(high.d > 10.0);
-  CHECK(rel_close(high.d, 12 + std::pow(0.9, 0.5) - 0.25 + 0.1));
+  CHECK(rel_close(high.d, 12 + std::pow(0.9, 0.5) - 0.25 + 0.1, 1e-13));
 }
 
 TEST_CASE("Fsrs1: lapse counting, the failure stability uses the lapses before the review") {
@@ -555,7 +553,7 @@ TEST_CASE("Fsrs1: lapse counting, the failure stability uses the lapses before t
   // Again: S' = w0 e^(w6 * 1) (L before = 1), then L = 2.
   st = lib_next(m, w, st, 2, 1);
   CHECK(st.l == 2.0);
-  CHECK(rel_close(st.s, 2 * std::exp(-0.3)));
+  CHECK(rel_close(st.s, 2 * std::exp(-0.3), 1e-13));
   // Hard and Good do not count.
   st = lib_next(m, w, st, 1, 2);
   CHECK(st.l == 2.0);
@@ -564,7 +562,7 @@ TEST_CASE("Fsrs1: lapse counting, the failure stability uses the lapses before t
   // Again: S' = w0 e^(w6 * 2), L = 3.
   st = lib_next(m, w, st, 3, 1);
   CHECK(st.l == 3.0);
-  CHECK(rel_close(st.s, 2 * std::exp(-0.6)));
+  CHECK(rel_close(st.s, 2 * std::exp(-0.6), 1e-13));
   // Many lapses drive S' = 2 e^(-0.3 L) below s_min = 0.01 (L >= 18): clamped.
   CHECK(lib_next(m, w, SState{5, 5, 17}, 3, 1).s == doctest::Approx(2 * std::exp(-0.3 * 17)).epsilon(1e-14));
   CHECK(lib_next(m, w, SState{5, 5, 18}, 3, 1).s == 0.01);
@@ -574,9 +572,9 @@ TEST_CASE("Fsrs1: lapse counting, the failure stability uses the lapses before t
   const auto wd = srs::test::seed_variables<7>(std::span<const double, 7>(w));
   const srs::models::FsrsV1State<D> before{D(3.0), D(4.0), D(2.0)};
   const auto after = m.next(std::span<const D, 7>(wd), before, Step{5.0, 1});
-  CHECK(rel_close(after.s.val, 2 * std::exp(-0.6)));
-  CHECK(rel_close(after.s.grad[6], 2 * 2 * std::exp(-0.6)));
-  CHECK(rel_close(after.s.grad[0], std::exp(-0.6)));
+  CHECK(rel_close(after.s.val, 2 * std::exp(-0.6), 1e-13));
+  CHECK(rel_close(after.s.grad[6], 2 * 2 * std::exp(-0.6), 1e-13));
+  CHECK(rel_close(after.s.grad[0], std::exp(-0.6), 1e-13));
   CHECK(after.lapses.val == 3.0);
   for (std::size_t k = 0; k < 7; ++k) CHECK(after.lapses.grad[k] == 0.0);
 }
@@ -594,8 +592,8 @@ TEST_CASE("Fsrs1: D' = relu(...) clips to 0, with zero gradient there") {
   const double r = std::pow(0.9, 0.25);
   const auto after = m.next(ws, first, Step{1.0, 4});
   CHECK(after.d == 0.0);
-  CHECK(
-      rel_close(after.s, 4 * (1 + std::exp(3.0) * std::pow(0.1, -0.7) * std::pow(4.0, -0.2) * (std::exp(1 - r) - 1))));
+  CHECK(rel_close(after.s, 4 * (1 + std::exp(3.0) * std::pow(0.1, -0.7) * std::pow(4.0, -0.2) * (std::exp(1 - r) - 1)),
+                  1e-13));
 
   using D = srs::core::Dual<double, 7>;
   const auto wd = srs::test::seed_variables<7>(ws);
@@ -835,8 +833,9 @@ TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: success (hard penalty, easy bonus, old D) 
   // the D update depends on it linearly.
   const SState other = lib_next(m, w, SState{w[2], 8.0, 0}, 5, 3);
   CHECK(rel_close(other.s,
-                  w[2] * (1 + std::exp(w[8]) * (11 - 8.0) * std::pow(w[2], -w[9]) * (std::exp(w[10] * (1 - r)) - 1))));
-  CHECK(rel_close(other.d, w[7] * w[4] + (1 - w[7]) * 8.0));
+                  w[2] * (1 + std::exp(w[8]) * (11 - 8.0) * std::pow(w[2], -w[9]) * (std::exp(w[10] * (1 - r)) - 1)),
+                  1e-13));
+  CHECK(rel_close(other.d, w[7] * w[4] + (1 - w[7]) * 8.0, 1e-13));
   // Difficulty clamps: Easy from D = 1 -> 1; Again from D = 10 without reversion -> 10.
   CHECK(lib_next(m, w, SState{3, 1, 0}, 5, 4).d == 1.0);
   Params<M> nr = w;
@@ -856,7 +855,7 @@ TEST_CASE("FSRSv4 failure is not capped, FSRS-4.5 failure is capped by S") {
     const double r = 1 / (1 + 100 / (9 * 0.4));
     const double s = 2.18 * std::pow(6.81, -0.05) * (std::pow(1.4, 0.34) - 1) * std::exp(1.26 * (1 - r));
     REQUIRE(s > 0.4);
-    CHECK(rel_close(lib_next(m, w, st, 100, 1).s, s));
+    CHECK(rel_close(lib_next(m, w, st, 100, 1).s, s, 1e-13));
   }
   {
     const Fsrs4_5 m;
@@ -878,7 +877,7 @@ TEST_CASE("FSRSv4 failure is not capped, FSRS-4.5 failure is capped by S") {
     const double r1 = std::pow(1 + 19.0 / 81.0 / 0.4872, -0.5);
     const double s1 = 2.1072 * std::pow(7.6214, -0.0793) * (std::pow(1.4872, 0.3246) - 1) * std::exp(1.587 * (1 - r1));
     REQUIRE(s1 < 0.4872);
-    CHECK(rel_close(lib_next(m, w, st, 1, 1).s, s1));
+    CHECK(rel_close(lib_next(m, w, st, 1, 1).s, s1, 1e-13));
   }
 }
 
@@ -969,7 +968,7 @@ TEST_CASE("Fsrs5: failure cap S / e^(w17 w18), unclamped D0(4) in the reversion,
       1.9395 * std::pow(7.1949, -0.11) * (std::pow(1.40255, 0.29605) - 1) * std::exp(2.2698 * (1 - r));
   const double cap = 0.40255 / std::exp(0.51655 * 0.6621);
   REQUIRE(formula > cap);
-  CHECK(rel_close(lib_next(m, w, st, 100, 1).s, cap));
+  CHECK(rel_close(lib_next(m, w, st, 100, 1).s, cap, 1e-13));
   CHECK(lib_next(m, w, st, 100, 1).s < 0.40255);
   // With w17 = 0 the cap is S itself.
   Params<Fsrs5> w17 = w;
@@ -983,7 +982,7 @@ TEST_CASE("Fsrs5: failure cap S / e^(w17 w18), unclamped D0(4) in the reversion,
   const double d04 = 3 - std::exp(3 * w[5]) + 1;
   REQUIRE(d04 < 0);
   // Good from D = 8: D' = 8, D'' = 0.5 d04 + 0.5 * 8 (> 1, so not clamped).
-  CHECK(rel_close(lib_next(m, c, SState{5, 8, 0}, 3, 3).d, 0.5 * d04 + 4));
+  CHECK(rel_close(lib_next(m, c, SState{5, 8, 0}, 3, 3).d, 0.5 * d04 + 4, 1e-13));
   // Clamps: D'' to [1, 10], S' to [0.01, 36500].
   CHECK(lib_next(m, w, SState{5, 1, 0}, 3, 4).d == 1.0);
   // Inside the box D0(4) = w4 + 1 - e^(3 w5) < 10, so D'' <= 10 from D <= 10; an
@@ -1152,7 +1151,7 @@ TEST_CASE("Fsrs5: penalty = gamma sum ((w - w0) / sigma)^2 with the spec's sigma
   CHECK(m.penalty(std::span<const double, 19>(w), std::span<const double, 19>(w0)) == 0.0);
   // One parameter: ((w_k - w0_k) / sigma_k)^2.
   w[4] += 0.55;  // one sigma of w4
-  CHECK(rel_close(m.penalty(std::span<const double, 19>(w), std::span<const double, 19>(w0)), 1.0));
+  CHECK(rel_close(m.penalty(std::span<const double, 19>(w), std::span<const double, 19>(w0)), 1.0, 1e-13));
   // All parameters, against the sum written out.
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -1215,11 +1214,7 @@ srs::data::Dataset s0_dataset(int rating, double t, int n, int k) {
   return d;
 }
 
-std::vector<std::size_t> all_rows(const srs::data::Dataset& d) {
-  std::vector<std::size_t> rows(d.items.size());
-  for (std::size_t j = 0; j < rows.size(); ++j) rows[j] = j;
-  return rows;
-}
+using srs::test::all_rows;
 
 /// J(s) = n [-q ln R(t, s) - (1 - q) ln(1 - R(t, s))] + |s - s0| / 16.
 template <class M>

@@ -21,6 +21,7 @@
 #include <srs/optim/trainer.hpp>   // srs::optim::train, srs::optim::detail::training_length
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions
+#include <support/common.hpp>       // srs::test::rel_close, HasRoundParams
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE
 
@@ -37,26 +38,21 @@ namespace {
 
 using srs::data::Step;
 using srs::models::Hlr;
-using W = std::array<double, 3>;
+using W3 = std::array<double, 3>;
 
-bool rel_close(double a, double b, double rel = 1e-14) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
-double predict(const W& w, const std::vector<Step>& h, double t) {
+double predict(const W3& w, const std::vector<Step>& h, double t) {
   return srs::test::predict(Hlr{}, std::span<const double, 3>(w), h, t);
 }
 
-template <class M>
-concept HasRoundParams = requires(const M& m, std::span<double, M::num_params> w) {
-  m.round_params(w);
-};
+using srs::test::HasRoundParams;
 
 /// Random parameters around `w` (Gaussian, scale 0.5 |w| + 0.1). Not
 /// srs::test::random_params: HLR has no box, so its pushes to ±1e12 would give
 /// half-lives of 2^±1e12, where the prediction is 0 or 1 and, as in PyTorch, the
 /// gradient NaN (0 · ∞) — weights no training ever reaches.
-W perturbed(W w, std::uint64_t seed) {
+W3 perturbed(W3 w, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   for (double& x : w) x += normal(rng) * (0.5 * std::abs(x) + 0.1);
@@ -64,7 +60,7 @@ W perturbed(W w, std::uint64_t seed) {
 }
 
 /// The spec, transcribed: n_s, n_f -> p at Δ.
-double spec_p(const W& w, double ns, double nf, double dt) {
+double spec_p(const W3& w, double ns, double nf, double dt) {
   const double h = std::pow(2.0, w[0] * std::sqrt(ns) + w[1] * std::sqrt(nf) + w[2]);
   return std::pow(0.5, dt / h);
 }
@@ -75,11 +71,11 @@ TEST_CASE("HLR: name, parameter count, defaults, no clipping, training hooks") {
   const Hlr m;
   CHECK(Hlr::name == "HLR");
   CHECK(Hlr::num_params == 3);
-  CHECK(m.default_params() == W{2.5819, -0.8674, 2.7245});
+  CHECK(m.default_params() == W3{2.5819, -0.8674, 2.7245});
   // No clipping: anything goes through unchanged.
-  W w{-1e6, 1e6, 123.456};
+  W3 w{-1e6, 1e6, 123.456};
   m.clamp(std::span<double, 3>(w));
-  CHECK(w == W{-1e6, 1e6, 123.456});
+  CHECK(w == W3{-1e6, 1e6, 123.456});
   // Weights are returned raw (no round_params hook).
   CHECK_FALSE(HasRoundParams<Hlr>);
   const srs::optim::TrainingSettings s = m.training();
@@ -107,13 +103,13 @@ TEST_CASE("HLR: a history longer than 64 steps is still trained on") {
   it.hist_len = 100;
   ds.items.push_back(it);
   const std::vector<std::size_t> rows{0};
-  W w{};
+  W3 w{};
   CHECK_NOTHROW(w = srs::optim::train(Hlr{}, ds, rows));
   CHECK(w != Hlr::defaults);  // something was learnt: p moves towards y = 1
 }
 
 TEST_CASE("HLR: hand-computed predictions with the default parameters") {
-  const W w = Hlr::defaults;  // θ = (2.5819, −0.8674, 2.7245)
+  const W3 w = Hlr::defaults;  // θ = (2.5819, −0.8674, 2.7245)
 
   SUBCASE("first review only, Good: n_s = 1, n_f = 0") {
     // h = 2^(2.5819·1 + 2.7245) = 2^5.3064 ≈ 39.5718; p(5) = 0.5^(5/h) ≈ 0.916145
@@ -171,7 +167,7 @@ TEST_CASE("HLR: hand-computed predictions with the default parameters") {
 }
 
 TEST_CASE("HLR: other parameters, Δ = 0, and the analytic gradient") {
-  const W w{0.5, -1.25, 1.0};
+  const W3 w{0.5, -1.25, 1.0};
   // [(0,1), (4,3), (9,2), (2,1)]: n_s = 2, n_f = 2; h = 2^(0.5 √2 − 1.25 √2 + 1) = 2^(1 − 0.75 √2)
   const std::vector<Step> h{{0, 1}, {4, 3}, {9, 2}, {2, 1}};
   const double half_life = std::pow(2.0, 1 - 0.75 * std::sqrt(2.0));
@@ -191,7 +187,7 @@ TEST_CASE("HLR: other parameters, Δ = 0, and the analytic gradient") {
 TEST_CASE("HLR: check_model over random histories, default and random parameters") {
   const Hlr m;
   srs::test::check_clamp(m);
-  const W defaults = m.default_params();
+  const W3 defaults = m.default_params();
   for (std::uint64_t seed = 0; seed < 60; ++seed) {
     const auto h = srs::test::simulate_history(seed);
     const double t = static_cast<double>(1 + seed % 40);
@@ -201,7 +197,7 @@ TEST_CASE("HLR: check_model over random histories, default and random parameters
     CHECK_FALSE(rep.threw);
     CHECK_FALSE(rep.any_nan);
     CHECK(rep.max_value_rel_diff == 0.0);  // the same operations on double and Dual
-    const W w = perturbed(defaults, seed);
+    const W3 w = perturbed(defaults, seed);
     srs::test::check_model(m, std::span<const double, 3>(w), h, t, opt);
   }
 }

@@ -25,7 +25,7 @@
 namespace {
 
 using srs::models::Lstm;
-using O = srs::models::detail::LstmOffsets;
+using srs::models::detail::LstmOffsets;
 
 /// The initialisation from `seed`, every entry perturbed (LayerNorm β and γ
 /// away from 0 and 1, head weights larger so that all three curves matter).
@@ -50,26 +50,28 @@ TEST_CASE("LSTM: parameter blocks, counts and initialisation") {
   CHECK(l[2].size() == 20);
   CHECK(l[3].size() + l[4].size() == 420);
   CHECK(l[6].size() + l[7].size() + l[8].size() + l[9].size() == 3360);
-  CHECK(srs::models::block_offset(l, "process.5.module.1.module.weight_ih_l0") == O::l1);
-  CHECK(srs::models::block_offset(l, "process.6.module.0.bias") == O::ln2b);
-  CHECK(srs::models::block_offset(l, "process.6.module.1.module.weight_ih_l0") == O::l2);
-  CHECK(srs::models::block_offset(l, "w_fc.weight") == O::wfc);
-  CHECK(srs::models::block_offset(l, "d_fc.bias") == O::dfc + 60);
+  CHECK(srs::models::block_offset(l, "process.5.module.1.module.weight_ih_l0") == LstmOffsets::l1);
+  CHECK(srs::models::block_offset(l, "process.6.module.0.bias") == LstmOffsets::ln2b);
+  CHECK(srs::models::block_offset(l, "process.6.module.1.module.weight_ih_l0") == LstmOffsets::l2);
+  CHECK(srs::models::block_offset(l, "w_fc.weight") == LstmOffsets::wfc);
+  CHECK(srs::models::block_offset(l, "d_fc.bias") == LstmOffsets::dfc + 60);
 
   const Lstm m;
   const auto w = std::make_unique<std::array<double, 8869>>(m.initial_params());
   for (std::size_t k = 0; k < 20; ++k) {
-    CHECK((*w)[O::ln0 + k] == 1.0);
-    CHECK((*w)[O::ln2b + k] == 0.0);
-    CHECK((*w)[O::l1 + O::bih + 20 + k] == 1.0);  // forget gate of bias_ih
-    CHECK((*w)[O::l2 + O::bih + 20 + k] == 1.0);
+    CHECK((*w)[LstmOffsets::ln0 + k] == 1.0);
+    CHECK((*w)[LstmOffsets::ln2b + k] == 0.0);
+    CHECK((*w)[LstmOffsets::l1 + LstmOffsets::bih + 20 + k] == 1.0);  // forget gate of bias_ih
+    CHECK((*w)[LstmOffsets::l2 + LstmOffsets::bih + 20 + k] == 1.0);
   }
   // Orthogonal weight_hh (80 x 20): orthonormal columns.
   for (std::size_t a = 0; a < 20; a += 7) {
     double dot = 0, cross = 0;
     for (std::size_t r = 0; r < 80; ++r) {
-      dot += (*w)[O::l1 + O::hh + r * 20 + a] * (*w)[O::l1 + O::hh + r * 20 + a];
-      cross += (*w)[O::l1 + O::hh + r * 20 + a] * (*w)[O::l1 + O::hh + r * 20 + (a + 1) % 20];
+      dot +=
+          (*w)[LstmOffsets::l1 + LstmOffsets::hh + r * 20 + a] * (*w)[LstmOffsets::l1 + LstmOffsets::hh + r * 20 + a];
+      cross += (*w)[LstmOffsets::l1 + LstmOffsets::hh + r * 20 + a] *
+               (*w)[LstmOffsets::l1 + LstmOffsets::hh + r * 20 + (a + 1) % 20];
     }
     CHECK(dot == doctest::Approx(1.0).epsilon(1e-12));
     CHECK(std::abs(cross) < 1e-12);

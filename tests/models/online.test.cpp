@@ -17,6 +17,8 @@
 #include <srs/data/dataset.hpp>   // srs::data::Dataset, Item
 #include <srs/models/online.hpp>  // srs::models::MovingAvg, RmseBinsExploit
 
+#include <support/common.hpp>  // srs::test::rel_close, sigma
+
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE
 
 #include <algorithm>  // std::max
@@ -30,11 +32,9 @@ namespace {
 using srs::models::MovingAvg;
 using srs::models::RmseBinsExploit;
 
-double sigma(double x) { return 1 / (1 + std::exp(-x)); }
+using srs::test::sigma;
 
-bool rel_close(double a, double b, double rel = 1e-15) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
 srs::data::Dataset outcomes(const std::vector<int>& ys) {
   srs::data::Dataset ds;
@@ -130,7 +130,7 @@ TEST_CASE("MOVING-AVG: other initial logit and step") {
   const auto p = m.run_online(outcomes({0, 0, 1, 1}), 0);
   REQUIRE(p.size() == 4);
   CHECK(p[0] == 0.5);
-  CHECK(rel_close(p[1], sigma(-0.5)));
+  CHECK(rel_close(p[1], sigma(-0.5), 1e-15));
   const double x2 = -0.5 - sigma(-0.5);
   CHECK(rel_close(p[2], sigma(x2), 1e-14));
   CHECK(rel_close(p[3], sigma(x2 + 1 - sigma(x2)), 1e-14));

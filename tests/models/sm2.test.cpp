@@ -25,6 +25,7 @@
 #include <srs/optim/trainer.hpp>   // srs::optim::detail::round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params
+#include <support/common.hpp>       // srs::test::rel_close
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE
 
@@ -43,11 +44,9 @@ namespace {
 using srs::data::Step;
 using srs::models::Sm2;
 using srs::models::Sm2Trainable;
-using W = std::array<double, 6>;
+using W6 = std::array<double, 6>;
 
-bool rel_close(double a, double b, double rel = 1e-14) {
-  return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
+using srs::test::rel_close;
 
 /// A history of ratings, one day apart after the first (SM-2 ignores intervals).
 std::vector<Step> ratings(std::initializer_list<int> rs) {
@@ -61,10 +60,10 @@ double sm2_predict(const std::vector<Step>& h, double t) {
 }
 
 /// p = exp(ln 0.9 · Δ / I), the reference's formula.
-double p_of(double ivl, double t) { return std::exp(std::log(0.9) * t / ivl); }
+double p_ivl(double ivl, double t) { return std::exp(std::log(0.9) * t / ivl); }
 
 /// SM-2-trainable's state after `h` (through the library's init/next).
-srs::models::Sm2State<double> trainable_state(const W& w, const std::vector<Step>& h) {
+srs::models::Sm2State<double> trainable_state(const W6& w, const std::vector<Step>& h) {
   const Sm2Trainable m;
   const std::span<const double, 6> ws(w);
   auto s = m.init(ws, h[0]);
@@ -72,7 +71,7 @@ srs::models::Sm2State<double> trainable_state(const W& w, const std::vector<Step
   return s;
 }
 
-double trainable_predict(const W& w, const std::vector<Step>& h, double t) {
+double trainable_predict(const W6& w, const std::vector<Step>& h, double t) {
   return srs::test::predict(Sm2Trainable{}, std::span<const double, 6>(w), h, t);
 }
 
@@ -159,22 +158,22 @@ TEST_CASE("SM-2-short: a same-day rating counts like any other") {
   CHECK(Sm2::interval(std::vector<Step>{{0, 3}, {1, 3}}) == 6);
   // A same-day Again resets: [(0, Good), (3, Good), (0, Again)] → I = 1, EF 2.18.
   CHECK(Sm2::interval(std::vector<Step>{{0, 3}, {3, 3}, {0, 1}}) == 1);
-  CHECK(sm2_predict({{0, 3}, {3, 3}, {0, 1}, {1, 3}, {1, 3}, {6, 3}}, 10) == p_of(13, 10));  // 6·2.18 → 13
+  CHECK(sm2_predict({{0, 3}, {3, 3}, {0, 1}, {1, 3}, {1, 3}, {6, 3}}, 10) == p_ivl(13, 10));  // 6·2.18 → 13
 }
 
 TEST_CASE("SM-2: predictions exp(ln 0.9 · Δ / I), in double whatever T") {
-  CHECK(sm2_predict(ratings({3}), 1) == p_of(1, 1));
+  CHECK(sm2_predict(ratings({3}), 1) == p_ivl(1, 1));
   CHECK(rel_close(sm2_predict(ratings({3}), 1), 0.9));
-  CHECK(sm2_predict(ratings({3, 3, 3}), 15) == p_of(15, 15));
+  CHECK(sm2_predict(ratings({3, 3, 3}), 15) == p_ivl(15, 15));
   CHECK(rel_close(sm2_predict(ratings({3, 3, 3}), 15), 0.9));
-  CHECK(sm2_predict(ratings({3, 3, 3}), 30) == p_of(15, 30));
-  CHECK(sm2_predict(ratings({3, 3, 3, 1}), 4) == p_of(1, 4));
+  CHECK(sm2_predict(ratings({3, 3, 3}), 30) == p_ivl(15, 30));
+  CHECK(sm2_predict(ratings({3, 3, 3, 1}), 4) == p_ivl(1, 4));
   CHECK(sm2_predict(ratings({3, 3}), 0) == 1.0);
   // The float instantiation is the double result rounded once (not float arithmetic).
   const std::vector<Step> h = ratings({4, 4, 4, 4, 3});  // I = 131
   for (double t : {1.0, 7.0, 131.0, 365.0}) {
     const float pf = Sm2{}.predict(std::span<const float, 0>(), std::span<const Step>(h), t);
-    CHECK(pf == static_cast<float>(p_of(131, t)));
+    CHECK(pf == static_cast<float>(p_ivl(131, t)));
   }
 }
 
@@ -186,29 +185,29 @@ TEST_CASE("SM-2-trainable: name, parameter count, defaults, clamps, rounding") {
   const Sm2Trainable m;
   CHECK(Sm2Trainable::name == "SM-2-trainable");
   CHECK(Sm2Trainable::num_params == 6);
-  CHECK(m.default_params() == W{1, 6, 2.5, 0.02, 7, 0.18});
+  CHECK(m.default_params() == W6{1, 6, 2.5, 0.02, 7, 0.18});
   CHECK(m.s_min == 0.01);
   CHECK(m.s_max == 36500);
 
   constexpr double inf = std::numeric_limits<double>::infinity();
-  W lo{0, -5, 1, -1, 4, -1e9};
+  W6 lo{0, -5, 1, -1, 4, -1e9};
   m.clamp(std::span<double, 6>(lo));
-  CHECK(lo == W{0.01, 0.01, 1.3, 0, 5, -1e9});  // w5 is free
-  W hi{5e4, 1e9, 11, 1e9, 1e9, 1e9};
+  CHECK(lo == W6{0.01, 0.01, 1.3, 0, 5, -1e9});  // w5 is free
+  W6 hi{5e4, 1e9, 11, 1e9, 1e9, 1e9};
   m.clamp(std::span<double, 6>(hi));
-  CHECK(hi == W{36500, 36500, 10, 1e9, 1e9, 1e9});
+  CHECK(hi == W6{36500, 36500, 10, 1e9, 1e9, 1e9});
   // [0.01, 36500] as the reference code does (models.md §7.2's [0.01, 100] is not used).
-  W mid{500, 250.5, 1.3, 0, 5, 0};
+  W6 mid{500, 250.5, 1.3, 0, 5, 0};
   m.clamp(std::span<double, 6>(mid));
-  CHECK(mid == W{500, 250.5, 1.3, 0, 5, 0});
-  W infs{inf, -inf, inf, -inf, -inf, inf};
+  CHECK(mid == W6{500, 250.5, 1.3, 0, 5, 0});
+  W6 infs{inf, -inf, inf, -inf, -inf, inf};
   m.clamp(std::span<double, 6>(infs));
-  CHECK(infs == W{36500, 0.01, 10, 0, 5, inf});
+  CHECK(infs == W6{36500, 0.01, 10, 0, 5, inf});
   srs::test::check_clamp(m);
 
-  W r{1.23456, 6.00004, 2.49995, 0.020051, 7.1, -0.18004};
+  W6 r{1.23456, 6.00004, 2.49995, 0.020051, 7.1, -0.18004};
   srs::optim::detail::round_params(m, std::span<double, 6>(r));
-  CHECK(r == W{1.2346, 6.0, 2.5, 0.0201, 7.1, -0.18});
+  CHECK(r == W6{1.2346, 6.0, 2.5, 0.0201, 7.1, -0.18});
 
   const srs::optim::TrainingSettings s = m.training();
   CHECK(s.lr == 0.04);
@@ -216,7 +215,7 @@ TEST_CASE("SM-2-trainable: name, parameter count, defaults, clamps, rounding") {
 }
 
 TEST_CASE("SM-2-trainable: hand-computed state transitions with the defaults") {
-  const W w = Sm2Trainable::defaults;  // (w0..w5) = (1, 6, 2.5, 0.02, 7, 0.18)
+  const W6 w = Sm2Trainable::defaults;  // (w0..w5) = (1, 6, 2.5, 0.02, 7, 0.18)
   // EF' = EF − 0.02 (q − 7)² + 0.18: Good (q 4) 0, Easy (q 5) +0.1, Hard (q 3) −0.14, Again (q 2) −0.32.
   SUBCASE("successes: I = w0, w1, I·EF (no rounding)") {
     auto s = trainable_state(w, ratings({3}));
@@ -271,7 +270,7 @@ TEST_CASE("SM-2-trainable: other parameters and the state clamps") {
   SUBCASE("EF clamped to [1.3, 10]") {
     // w = (2, 5, 2.0, 0.05, 6, 0.1): Again → EF = 2 − 0.05·(2 − 6)² + 0.1 = 1.3 (clamped at 1.3 if below);
     // Good → EF = 1.3 − 0.05·4 + 0.1 = 1.2 → 1.3; Good → I = 5·1.3 = 6.5.
-    const W w{2, 5, 2.0, 0.05, 6, 0.1};
+    const W6 w{2, 5, 2.0, 0.05, 6, 0.1};
     auto s = trainable_state(w, ratings({1}));
     CHECK(s.ivl == 2);
     CHECK(s.ef == std::clamp(2 - 0.05 * 16 + 0.1, 1.3, 10.0));
@@ -281,13 +280,13 @@ TEST_CASE("SM-2-trainable: other parameters and the state clamps") {
     s = trainable_state(w, ratings({1, 3, 3}));
     CHECK(rel_close(s.ivl, 6.5));
     // w5 = 9: EF = 2.5 − 0.18 + 9 = 11.32 → 10.
-    const W up{1, 6, 2.5, 0.02, 7, 9};
+    const W6 up{1, 6, 2.5, 0.02, 7, 9};
     CHECK(trainable_state(up, ratings({3})).ef == 10);
     CHECK(rel_close(trainable_state(up, ratings({3, 3, 3})).ivl, 60));  // 6·10
   }
   SUBCASE("I clamped to [0.01, 36500]") {
     // w1 = 36500, EF 2.5: the third success gives 91250 → 36500.
-    const W w{1, 36500, 2.5, 0.02, 7, 0.18};
+    const W6 w{1, 36500, 2.5, 0.02, 7, 0.18};
     CHECK(trainable_state(w, ratings({3, 3})).ivl == 36500);
     CHECK(trainable_state(w, ratings({3, 3, 3})).ivl == 36500);
     // A clamped interval has no gradient through I·EF.
@@ -301,7 +300,7 @@ TEST_CASE("SM-2-trainable: analytic gradient") {
   // [(0, 3), (1, 3), (6, 3)]: I = w1·EF_2, EF_2 = w2 + 2 (−w3 (4 − w4)² + w5); p = 0.9^(Δ/I).
   // dp/dI = −p ln 0.9 · Δ/I²; dI/dw1 = EF_2; dI/dw2 = w1; dI/dw3 = −2 w1 (4 − w4)²;
   // dI/dw4 = 4 w1 w3 (4 − w4); dI/dw5 = 2 w1; dI/dw0 = 0.
-  const W w{1.5, 5.0, 2.3, 0.03, 6.5, 0.1};
+  const W6 w{1.5, 5.0, 2.3, 0.03, 6.5, 0.1};
   const double ef2 = 2.3 + 2 * (-0.03 * 2.5 * 2.5 + 0.1);
   const double ivl = 5.0 * ef2;
   const double dt = 12;
@@ -319,7 +318,7 @@ TEST_CASE("SM-2-trainable: analytic gradient") {
 
 TEST_CASE("SM-2-trainable: check_model over random histories, default and random parameters") {
   const Sm2Trainable m;
-  const W defaults = m.default_params();
+  const W6 defaults = m.default_params();
   srs::test::ModelCheckOptions opt;
   opt.check_clamp = false;  // done in the identity test
   // EF often lands on its floor 1.3 within a finite-difference step (Again and Hard
@@ -331,7 +330,7 @@ TEST_CASE("SM-2-trainable: check_model over random histories, default and random
     const auto rep = srs::test::check_model(m, std::span<const double, 6>(defaults), h, t, opt);
     CHECK_FALSE(rep.threw);
     CHECK_FALSE(rep.any_nan);
-    W w = srs::test::random_params(m, seed);
+    W6 w = srs::test::random_params(m, seed);
     // w4 has no upper bound, so random_params may push it to 1e12; with w3 = 0 the EF
     // update then moves by (q − w4)² ≈ 1e24 per unit of w3 and clamps within the
     // finite-difference step, which no difference can resolve (the Dual derivative

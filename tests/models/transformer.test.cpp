@@ -22,7 +22,7 @@
 namespace {
 
 using srs::models::Transformer;
-using O = srs::models::detail::TfOffsets;
+using srs::models::detail::TfOffsets;
 
 /// The initialisation from `seed` with every entry perturbed (non-zero biases,
 /// LayerNorm γ away from 1).
@@ -53,17 +53,19 @@ TEST_CASE("Transformer: parameter blocks, counts and initialisation") {
   CHECK(sum(14, 32) == 72);
   CHECK(sum(32, 34) == 4);
   CHECK(sum(34, 36) == 3);
-  CHECK(srs::models::block_offset(l, "transformer.decoder.layers.0.multihead_attn.in_proj_weight") == O::dec_ca);
-  CHECK(srs::models::block_offset(l, "fc.weight") == O::fc);
-  CHECK(srs::models::block_offset(l, "transformer.encoder.norm.weight") == O::enc_norm);
+  CHECK(srs::models::block_offset(l, "transformer.decoder.layers.0.multihead_attn.in_proj_weight") ==
+        TfOffsets::dec_ca);
+  CHECK(srs::models::block_offset(l, "fc.weight") == TfOffsets::fc);
+  CHECK(srs::models::block_offset(l, "transformer.encoder.norm.weight") == TfOffsets::enc_norm);
 
   const Transformer m;
   const auto w = m.initial_params();
   CHECK(w == m.initial_params());
-  for (std::size_t off : {O::enc_n1, O::enc_n2, O::enc_norm, O::dec_n1, O::dec_n2, O::dec_n3, O::dec_norm}) {
+  for (std::size_t off : {TfOffsets::enc_n1, TfOffsets::enc_n2, TfOffsets::enc_norm, TfOffsets::dec_n1,
+                          TfOffsets::dec_n2, TfOffsets::dec_n3, TfOffsets::dec_norm}) {
     CHECK((w[off] == 1.0 && w[off + 1] == 1.0 && w[off + 2] == 0.0 && w[off + 3] == 0.0));
   }
-  for (std::size_t off : {O::enc_sa, O::dec_sa, O::dec_ca}) {
+  for (std::size_t off : {TfOffsets::enc_sa, TfOffsets::dec_sa, TfOffsets::dec_ca}) {
     for (std::size_t k = 12; k < 18; ++k) CHECK(w[off + k] == 0.0);  // in_proj_bias
     CHECK((w[off + 22] == 0.0 && w[off + 23] == 0.0));               // out_proj.bias
     const double bound = std::sqrt(6.0 / 8.0);                       // Xavier for 6 x 2
@@ -90,7 +92,7 @@ TEST_CASE("Transformer: FSRS-4.5 power curve in Δ, no positional encoding, a ro
   // The decoder's self-attention sees one zero vector: its projection weights
   // have no effect (its output is out_proj(b_v) + b_o).
   auto w2 = w;
-  for (std::size_t k = 0; k < 12; ++k) w2[O::dec_sa + k] += 0.5;
+  for (std::size_t k = 0; k < 12; ++k) w2[TfOffsets::dec_sa + k] += 0.5;
   CHECK(m.predict(std::span<const double, 127>(w2), h, 4.0) == p);
   // LayerNorm over d_model = 2 features maps (a, b) to ±(1, -1) / √(1 + 4ε/(a-b)²)
   // before γ and β: the network sees little more than the signs of differences

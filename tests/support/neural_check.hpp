@@ -38,7 +38,6 @@
 #include <cstdint>    // std::uint64_t, std::int64_t
 #include <deque>      // std::deque
 #include <map>        // std::map
-#include <numeric>    // std::iota
 #include <random>     // std::mt19937_64, std::uniform_*_distribution
 #include <span>       // std::span
 #include <sstream>    // std::ostringstream
@@ -46,6 +45,7 @@
 #include <vector>     // std::vector
 
 #include <support/check_model.hpp>  // srs::test::simulate_history, HistoryOptions
+#include <support/common.hpp>       // srs::test::all_rows
 
 namespace srs::test {
 
@@ -85,13 +85,6 @@ inline data::Dataset random_cards(std::uint64_t seed, std::size_t cards, std::si
     if (unit(rng) < 0.35) add(h.size(), std::round(1.0 + unit(rng) * max_interval), unit(rng) < 0.8 ? 3 : 1);
   }
   return ds;
-}
-
-/// Indices 0..n-1 of a dataset's rows.
-inline std::vector<std::size_t> all_rows(const data::Dataset& ds) {
-  std::vector<std::size_t> rows(ds.items.size());
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  return rows;
 }
 
 /// The model's training batches over all rows of `ds` (weights 1, or `weights`).

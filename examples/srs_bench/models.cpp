@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// srs-bench's model registry: the runners of the --model flags, and the
+// neural models' --pretrain-users. The tables are in srs_bench/models_*.cpp.
+#include "srs_bench.hpp"
+
+#include <srs/core/error.hpp>       // srs::Error, srs::NotEnoughData
+#include <srs/data/preprocess.hpp>  // data::preprocess, data::PreprocessOptions
+
+#include <algorithm>  // std::none_of
+#include <array>      // std::array
+#include <chrono>     // std::chrono::steady_clock
+#include <cstdio>     // std::fprintf
+#include <cstdlib>    // std::exit
+#include <exception>  // std::exception
+
+namespace srs_bench {
+namespace {
+
+/// Every model, in the order of the benchmark's tables.
+std::array<std::span<const ModelEntry>, 3> model_tables() { return {fsrs_models(), classic_models(), neural_models()}; }
+
+std::string model_names() {
+  std::string s;
+  for (const std::span<const ModelEntry> table : model_tables())
+    for (const ModelEntry& e : table) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
+}
+
+}  // namespace
+
+std::vector<Runner> make_runners(const Options& o) {
+  std::vector<Runner> out;
+  for (const std::string& m : o.models) {
+    const std::string name = eval::result_name(m, o.flags);
+    for (const Runner& r : out)
+      if (r.name == name) usage_error("model '" + m + "' is given twice");
+    const ModelEntry* entry = nullptr;
+    for (const std::span<const ModelEntry> table : model_tables())
+      for (const ModelEntry& e : table)
+        if (e.name == m) entry = &e;
+    if (!entry) usage_error("unknown model '" + m + "'; available: " + model_names());
+    if (!entry->trainable && (o.flags.defaults || o.flags.s0))
+      usage_error("--default/--S0 apply to trained models, not " + m);
+    out.push_back(entry->make(name, o));
+  }
+  return out;
+}
+
+bool run_neural_flags(Options& o) {
+  auto neural = [](const std::string& m) -> const ModelEntry* {
+    for (const ModelEntry& e : neural_models())
+      if (e.name == m) return &e;
+    return nullptr;
+  };
+  const bool pretraining = !o.pretrain_users.empty();
+  if (!pretraining && (!o.save_weights.empty() || o.pretrain_epochs || o.pretrain_batch))
+    usage_error("--save-weights, --pretrain-epochs and --pretrain-batch need --pretrain-users");
+  if (!o.weights.empty() && std::none_of(o.models.begin(), o.models.end(), [&](const auto& m) { return neural(m); }))
+    usage_error("--weights applies to the neural models (GRU, GRU-P, LSTM, Transformer, NN-17)");
+  if (!pretraining) return false;
+  if (o.save_weights.empty()) usage_error("--pretrain-users needs --save-weights FILE");
+  if (!o.weights.empty()) usage_error("--pretrain-users and --weights exclude each other");
+  if (o.models.size() != 1 || !neural(o.models[0]))
+    usage_error("--pretrain-users needs exactly one --model: GRU, GRU-P, LSTM, Transformer or NN-17");
+  try {
+    data::PreprocessOptions pre;
+    pre.short_term = o.flags.short_term;
+    pre.two_buttons = o.flags.two_buttons;
+    pre.secs = o.flags.secs;
+    pre.equalize_test_with_non_secs = o.flags.equalize;
+    std::vector<data::Dataset> users;
+    for (const fs::path& path : o.pretrain_users) {
+      for (const data::UserSource& u : data::discover_users(path)) {
+        try {
+          users.push_back(data::preprocess(read_user(u, u.user, nullptr), pre));
+        } catch (const NotEnoughData&) {
+        }
+      }
+    }
+    if (users.empty()) throw Error("--pretrain-users: no user with enough data");
+    const auto start = std::chrono::steady_clock::now();
+    neural(o.models[0])->pretrain(o, users);
+    if (!o.quiet) {
+      std::fprintf(stderr, "pretrained %s on %zu users in %.1f s: %s\n", o.models[0].c_str(), users.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                   o.save_weights.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srs-bench: pretraining failed: %s\n", e.what());
+    std::exit(1);
+  }
+  if (o.data.empty() && !o.demo) return true;
+  o.weights = o.save_weights;  // evaluate from the new weights
+  return false;
+}
+
+}  // namespace srs_bench

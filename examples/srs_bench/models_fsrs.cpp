@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// srs-bench's FSRS family: FSRS v1 to 6 and FSRS-rs.
+#include "models.hpp"
+
+#include <srs/models/fsrs.hpp>     // models::Fsrs1 ... models::Fsrs6
+#include <srs/models/fsrs_rs.hpp>  // models::FsrsRs
+
+namespace srs_bench {
+
+std::span<const ModelEntry> fsrs_models() {
+  static constexpr ModelEntry table[] = {
+      {"FSRSv1", &make_model<models::Fsrs1>, true},     {"FSRSv2", &make_model<models::Fsrs2>, true},
+      {"FSRSv3", &make_model<models::Fsrs3>, true},     {"FSRSv4", &make_model<models::Fsrs4>, true},
+      {"FSRS-4.5", &make_model<models::Fsrs4_5>, true}, {"FSRS-5", &make_model<models::Fsrs5>, true},
+      {"FSRS-6", &make_model<models::Fsrs6>, true},     {"FSRS-rs", &make_model<models::FsrsRs>, true},
+  };
+  return table;
+}
+
+}  // namespace srs_bench

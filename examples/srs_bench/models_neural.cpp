@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// srs-bench's neural models (GRU, GRU-P, LSTM, Transformer, NN-17), which
+// --pretrain-users and --weights apply to. The LSTM compiles apart, in
+// srs_bench/models_lstm.cpp.
+#include "models.hpp"
+
+#include <srs/models/nn17.hpp>         // models::Nn17
+#include <srs/models/rnn.hpp>          // models::Gru, models::GruP
+#include <srs/models/transformer.hpp>  // models::Transformer
+
+namespace srs_bench {
+
+std::span<const ModelEntry> neural_models() {
+  static constexpr ModelEntry table[] = {
+      {"GRU", &make_model<models::Gru>, true, &pretrain_model<models::Gru>},
+      {"GRU-P", &make_model<models::GruP>, true, &pretrain_model<models::GruP>},
+      {"LSTM", &make_lstm, true, &pretrain_lstm},
+      {"Transformer", &make_model<models::Transformer>, true, &pretrain_model<models::Transformer>},
+      {"NN-17", &make_model<models::Nn17>, true, &pretrain_model<models::Nn17>},
+  };
+  return table;
+}
+
+}  // namespace srs_bench

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// srs-bench's command line: the usage text (--help) and the options.
+#include "srs_bench.hpp"
+
+#include <srs/core/error.hpp>  // srs::UsageError
+
+#include <algorithm>  // std::max
+#include <cstdlib>    // std::strtol, std::exit
+#include <iostream>   // std::cout
+#include <thread>     // std::thread::hardware_concurrency
+
+namespace srs_bench {
+namespace {
+
+constexpr const char* usage_text =
+    R"(srs-bench: evaluate spaced-repetition memory models with the SRS benchmark protocol
+
+Usage:
+  srs-bench --data PATH --model NAME [--model NAME ...] [options]
+  srs-bench --demo [--model NAME ...] [options]
+
+Input:
+  --data PATH         one user's revlog CSV file, or a directory of users:
+                      <user>.csv, <user>/revlogs.csv, revlogs/user_id=<user>/data.csv
+                      (columns card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds;
+                      for --partitions also the cards and decks tables beside them:
+                      <user>/cards.csv and <user>/decks.csv, or cards/user_id=<user>/data.csv
+                      and decks/user_id=<user>/data.csv)
+                      or one Anki collection (collection.anki2, *.anki21), imported with the
+                      dataset builder's rules (day boundary: the collection's creation time);
+                      its cards and decks tables come from the collection
+  --demo              run on built-in simulated users instead of --data
+  --demo-users N      number of simulated users for --demo (default 8)
+
+Models (repeatable; names as in the benchmark's tables):
+  --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
+                      FSRS-rs, HLR, DASH, DASH[MCM], DASH[ACT-R], ACT-R, SM-2,
+                      SM-2-trainable, Anki-SM-2, Anki-SM-2-trainable, Ebisu-v2,
+                      MOVING-AVG, RMSE-BINS-EXPLOIT, AVG,
+                      GRU, GRU-P, LSTM, Transformer, NN-17 (neural)
+                      (default with --demo: FSRS-6 and AVG)
+
+Protocol flags (as in the reference benchmark; they also name the result file):
+  --short             include same-day reviews in the histories (suffix -short)
+  --secs              intervals in fractional days (elapsed_seconds / 86400); same-day
+                      reviews are evaluated too, no outlier filter (-secs)
+  --equalize_test_with_non_secs
+                      with --secs: train on the secs rows, test on exactly the rows of
+                      the non-secs run (-equalize_test_with_non_secs)
+  --partitions P      none (default), preset or deck: one parameter set per preset or
+                      deck of the user's cards, from the cards and decks tables (-preset, -deck)
+  --default           FSRS: predict with the default parameters, no training (-default)
+  --S0                FSRS: fit only the initial stabilities w0..w3 (-S0)
+  --recency           weight training rows by recency, 0.25 + 0.75 x^3 (-recency)
+  --fast              card-window batching: batches of whole cards, one pass per
+                      card for all its rows (much faster; not the reference's
+                      batches, LogLoss within its tolerance; suffix -fast)
+  --two_buttons       map Hard and Easy to Good before anything else (-binary)
+  --precision P       arithmetic of predictions: float (default; the reference's
+                      float32, reproduces its predictions) or double
+
+Neural models (GRU, GRU-P, LSTM, Transformer, NN-17):
+  --weights FILE      start each fold's fine-tuning from these pretrained weights
+                      (default: the model's seeded initialisation)
+  --pretrain-users PATH
+                      repeatable: pretrain the one --model on these users (same
+                      forms as --data; pooled rows, LSTM: Reptile) and write
+                      --save-weights FILE; with --data or --demo the evaluation
+                      then starts from the new weights
+  --save-weights FILE the weights file --pretrain-users writes
+  --pretrain-epochs N passes over the pooled rows (default 32; LSTM: cycles over
+                      the users, default 1000)
+  --pretrain-batch N  rows per pretraining step (default 65536; LSTM: 16384)
+
+Output:
+  --out DIR           directory of the result files (default: result)
+  --raw               also write DIR/raw/<name>.jsonl with every prediction
+  --overwrite         replace existing result files (default: refuse)
+  --resume            continue an interrupted run with the same arguments: keep the
+                      result files, skip each user already in them (per model; with
+                      --raw, in both files), evaluate the others; a cut-off last line
+                      (a killed run) is dropped and its user evaluated again
+  --threads N         users evaluated in parallel (default: number of cores); with
+                      fewer users than threads, the folds of a user run in parallel
+Distributed runs (users are taken largest first, by file size):
+  --shard I/N         evaluate only shard I of N (1 <= I <= N): a fixed, size-balanced
+                      share of the users, written to DIR/<name>.shard-I-of-N.jsonl; run
+                      the N shards anywhere (e.g. a cluster job array), into one --out
+  --merge             with --out DIR only: merge DIR's shard files into DIR/<name>.jsonl
+                      (sorted by user, as a single run writes it) and remove them;
+                      refuses if a shard is missing or a user appears twice
+  srs-bench-mpi (built when Open MPI is found) takes the same flags, as
+                      mpirun -np K srs-bench-mpi ...: rank 0 hands the users out one at a
+                      time, largest first, to ranks 1..K-1, then merges their files; the
+                      result files are those of a single-process run; --resume works
+  --quiet             no progress on stderr
+  --help              this text (also -h)
+
+Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
+(name = model + suffixes, e.g. FSRS-6-short), one JSON line with the fields
+user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, ICI, MBE, MAE(calibration)},
+parameters (the last fold's) and calibration (the 40-bin calibration graph);
+the files are sorted by user at the end; srs-report summarizes them. The last line of
+the output counts the users and gives the process's peak memory (resident set). Users with fewer than 6
+evaluation rows are skipped, as in the reference. A user whose data is broken is
+reported on stderr (file, line and column of the problem), the others continue,
+and at the end the failed users are listed again and the exit status is 1.
+Each line is appended with a single write() and no buffering, so a killed run
+leaves whole lines (at worst one cut-off last line): --resume continues it, and
+the files come out identical to those of an uninterrupted run.
+)";
+
+std::size_t parse_count(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  const long v = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || v < 1 || v > 1000000)
+    usage_error(flag + " needs a positive integer, got '" + value + "'");
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+[[noreturn]] void usage_error(const std::string& msg) { throw UsageError(msg + " (see srs-bench --help)"); }
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    auto value = [&]() -> const std::string& {
+      if (k + 1 >= args.size()) usage_error(a + " needs a value");
+      return args[++k];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << usage_text;
+      std::exit(0);
+    } else if (a == "--data") {
+      o.data = value();
+    } else if (a == "--demo") {
+      o.demo = true;
+    } else if (a == "--demo-users") {
+      o.demo_users = parse_count(a, value());
+      o.demo_users_given = true;
+    } else if (a == "--model") {
+      o.models.push_back(value());
+    } else if (a == "--short") {
+      o.flags.short_term = true;
+    } else if (a == "--secs") {
+      o.flags.secs = true;
+    } else if (a == "--equalize_test_with_non_secs") {
+      o.flags.equalize = true;
+    } else if (a == "--partitions") {
+      const std::string& p = value();
+      const auto by = data::parse_partition_by(p);
+      if (!by) usage_error("--partitions must be none, preset or deck, got '" + p + "'");
+      o.flags.partitions = *by;
+    } else if (a == "--default") {
+      o.flags.defaults = true;
+    } else if (a == "--S0") {
+      o.flags.s0 = true;
+    } else if (a == "--fast") {
+      o.flags.fast = true;
+    } else if (a == "--recency") {
+      o.flags.recency = true;
+    } else if (a == "--two_buttons") {
+      o.flags.two_buttons = true;
+    } else if (a == "--precision") {
+      const std::string& p = value();
+      if (p == "float" || p == "float32") {
+        o.precision = eval::Precision::float32;
+      } else if (p == "double" || p == "float64") {
+        o.precision = eval::Precision::float64;
+      } else {
+        usage_error("--precision must be float or double, got '" + p + "'");
+      }
+    } else if (a == "--out") {
+      o.out = value();
+    } else if (a == "--raw") {
+      o.raw = true;
+    } else if (a == "--overwrite") {
+      o.overwrite = true;
+    } else if (a == "--resume") {
+      o.resume = true;
+    } else if (a == "--shard") {
+      const std::string& v = value();
+      const std::size_t slash = v.find('/');
+      if (slash == std::string::npos) usage_error("--shard needs I/N, got '" + v + "'");
+      o.shard_index = parse_count(a, v.substr(0, slash));
+      o.shard_count = parse_count(a, v.substr(slash + 1));
+      if (o.shard_index > o.shard_count) usage_error("--shard I/N needs 1 <= I <= N, got '" + v + "'");
+    } else if (a == "--merge") {
+      o.merge = true;
+    } else if (a == "--threads") {
+      o.threads = static_cast<unsigned>(parse_count(a, value()));
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else if (a == "--weights") {
+      o.weights = value();
+    } else if (a == "--pretrain-users") {
+      o.pretrain_users.emplace_back(value());
+    } else if (a == "--save-weights") {
+      o.save_weights = value();
+    } else if (a == "--pretrain-epochs") {
+      o.pretrain_epochs = parse_count(a, value());
+    } else if (a == "--pretrain-batch") {
+      o.pretrain_batch = parse_count(a, value());
+    } else {
+      usage_error("unknown argument '" + a + "'");
+    }
+  }
+  if (o.merge) {
+    if (o.demo || !o.data.empty() || !o.models.empty() || o.shard_count || o.resume || !o.pretrain_users.empty())
+      usage_error("--merge takes only --out DIR (and --quiet)");
+    return o;
+  }
+  if (o.demo && !o.data.empty()) usage_error("--demo and --data are mutually exclusive");
+  if (!o.demo && o.demo_users_given) usage_error("--demo-users needs --demo");
+  if (!o.demo && o.data.empty() && o.pretrain_users.empty()) usage_error("--data PATH (or --demo) is required");
+  if (o.models.empty()) {
+    if (!o.demo) usage_error("at least one --model is required");
+    o.models = {"FSRS-6", "AVG"};
+  }
+  if (o.flags.defaults && o.flags.s0) usage_error("--default and --S0 exclude each other");
+  if (o.resume && o.overwrite) usage_error("--resume and --overwrite exclude each other");
+  if (o.flags.equalize && !o.flags.secs) usage_error("--equalize_test_with_non_secs needs --secs");
+  if (o.demo && o.flags.partitions != data::PartitionBy::none)
+    usage_error("--partitions needs --data: simulated users have no cards and decks tables");
+  if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
+  return o;
+}
+
+}  // namespace srs_bench
