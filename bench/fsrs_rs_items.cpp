@@ -24,7 +24,17 @@
 //
 // Test LogLoss: mean of -ln p (y = 1) or -ln(1 - p) (y = 0) over the test rows,
 // p from srs::models::Fsrs6 in double, clipped as srs::eval::LogLoss.
-#include <srs/srs.hpp>
+#include <srs/core/error.hpp>       // srs::UsageError
+#include <srs/core/replay.hpp>      // srs::core::predict
+#include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
+#include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
+#include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
 
 #include <array>       // std::array
 #include <cstdint>     // std::uint32_t, std::uint64_t

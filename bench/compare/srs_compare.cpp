@@ -28,7 +28,17 @@
 // (in-sample), p from srs::models::Fsrs6 in double with the parameters rounded
 // to 4 decimals, clipped as srs::eval::LogLoss; the same function for both
 // libraries' parameters.
-#include <srs/srs.hpp>
+#include <srs/core/error.hpp>       // srs::UsageError
+#include <srs/core/replay.hpp>      // srs::core::predict
+#include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
+#include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
+#include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
 
 #include <array>       // std::array
 #include <chrono>      // std::chrono::steady_clock
