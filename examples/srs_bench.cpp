@@ -9,6 +9,7 @@
 #include "srs_bench/srs_bench.hpp"
 
 #include <srs/core/error.hpp>       // srs::NotEnoughData, srs::UsageError
+#include <srs/core/parallel.hpp>    // core::start_workers
 #include <srs/data/csv.hpp>         // data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // data::preprocess
 #include <srs/data/synthetic.hpp>   // data::simulate_user
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
     // Threads left over when there are fewer users than threads run the folds of a user in parallel.
     const std::size_t parallel_users = std::max<std::size_t>(1, std::min<std::size_t>(opt.threads, jobs.size()));
     opt.fold_threads = std::max(1u, static_cast<unsigned>(opt.threads / parallel_users));
+    if (parallel_users == 1) core::start_workers(opt.fold_threads);  // parked before the folds need them
     runners = make_runners(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
@@ -299,10 +301,16 @@ int main(int argc, char** argv) {
     }
   };
   {
-    std::vector<std::thread> pool;
+    // One user thread: this one (a new thread may wait on this core for the
+    // load balancer; the folds' helpers come from core::parallel_for's pool).
     const unsigned n = std::min<unsigned>(opt.threads, static_cast<unsigned>(std::max<std::size_t>(1, jobs.size())));
-    for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    if (n <= 1) {
+      worker();
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
+      for (auto& t : pool) t.join();
+    }
   }
   progress(true);
   if (world > 1) ranks->done();  // before anything can fail: rank 0 waits for every worker

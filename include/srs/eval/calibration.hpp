@@ -62,18 +62,17 @@
 #include <cmath>        // std::abs, std::floor, std::isnan, std::isfinite, std::fmax
 #include <cstddef>      // std::size_t, std::ptrdiff_t
 #include <cstdint>      // std::int64_t
-#include <functional>   // std::ref
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional, std::nullopt
 #include <span>         // std::span
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
-#include <thread>       // std::thread (LowessOptions::threads)
 #include <utility>      // std::move
 #include <vector>       // std::vector
 
 #include <srs/concepts.hpp>       // srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>     // srs::UsageError
+#include <srs/core/parallel.hpp>  // core::parallel_for
 #include <srs/detail/json.hpp>    // srs::detail::json::Value, Array, Object, ValueError
 #include <srs/detail/number.hpp>  // srs::detail::round_decimal
 #include <srs/eval/metrics.hpp>   // eval::detail::CompensatedSum
@@ -92,8 +91,9 @@ struct LowessOptions {
   double frac = 2.0 / 3.0;  ///< fraction of the points in each local regression
   int iterations = 0;       ///< robustifying passes (statsmodels' `it`)
   double delta = 0.0;       ///< skip regressions within this distance in x; interpolate instead
-  /// Threads sharing the local regressions (1: the calling thread only). The
-  /// fitted values do not depend on it.
+  /// Threads sharing the local regressions, at most (1: the calling thread
+  /// only; the others are helpers from core::parallel_for's pool). The fitted
+  /// values do not depend on it.
   unsigned threads = 1;
 };
 
@@ -236,27 +236,20 @@ inline std::vector<double> lowess_sorted(std::span<const double> x, std::span<co
   const std::vector<LowessFitPoint> plan = lowess_plan(x, k, o.delta);
   std::vector<double> robust(n, 1.0), w(4 * k), at_plan(plan.size());
 
-  // Groups of four fits; with threads, each thread takes a contiguous share of the groups.
+  // Groups of four fits, the tasks of core::parallel_for (each fit is computed
+  // alone, so the values do not depend on the threads); scratch per slot.
   const std::size_t groups = (plan.size() + 3) / 4;
-  const std::size_t n_threads = std::clamp<std::size_t>(o.threads, 1, std::max<std::size_t>(1, groups / 2));
-  std::vector<std::vector<double>> scratch(n_threads - 1, std::vector<double>(4 * k));
-  auto fit_groups = [&](std::size_t g0, std::size_t g1, std::vector<double>& ws) {
-    for (std::size_t g = g0; g < g1; ++g) {
-      const std::array<double, 4> v = lowess_fits(x, y, robust, plan, 4 * g, k, ws);
-      for (std::size_t q = 0; q < 4 && 4 * g + q < plan.size(); ++q) at_plan[4 * g + q] = v[q];
-    }
+  const unsigned n_threads = std::max(1u, o.threads);
+  std::vector<std::vector<double>> scratch(n_threads - 1);
+  auto fit_group = [&](std::size_t g, unsigned slot) {
+    std::vector<double>& ws = slot == 0 ? w : scratch[slot - 1];
+    if (ws.size() < 4 * k) ws.resize(4 * k);
+    const std::array<double, 4> v = lowess_fits(x, y, robust, plan, 4 * g, k, ws);
+    for (std::size_t q = 0; q < 4 && 4 * g + q < plan.size(); ++q) at_plan[4 * g + q] = v[q];
   };
 
   for (int pass = 0; pass <= o.iterations; ++pass) {
-    if (n_threads == 1) {
-      fit_groups(0, groups, w);
-    } else {
-      std::vector<std::thread> pool;
-      for (std::size_t t = 1; t < n_threads; ++t)
-        pool.emplace_back(fit_groups, groups * t / n_threads, groups * (t + 1) / n_threads, std::ref(scratch[t - 1]));
-      fit_groups(0, groups / n_threads, w);
-      for (std::thread& t : pool) t.join();
-    }
+    core::parallel_for(groups, n_threads, fit_group);
     // The fits in order; the points skipped because of delta interpolated
     // linearly between them, tied x copying the fit.
     std::fill(fit.begin(), fit.end(), 0.0);

@@ -27,7 +27,6 @@
 
 #include <algorithm>    // std::find, std::min, std::max
 #include <array>        // std::array
-#include <atomic>       // std::atomic (fold threads)
 #include <cmath>        // std::pow, std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
@@ -36,7 +35,6 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
-#include <thread>       // std::thread (fold threads)
 #include <tuple>        // std::tuple, std::apply, std::get
 #include <type_traits>  // std::integral_constant, std::remove_cvref_t
 #include <utility>      // std::pair, std::index_sequence
@@ -44,6 +42,7 @@
 
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>        // srs::InadequateData
+#include <srs/core/parallel.hpp>     // core::parallel_for
 #include <srs/core/replay.hpp>       // core::Predictor
 #include <srs/data/dataset.hpp>      // data::Dataset
 #include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
@@ -63,11 +62,12 @@ struct EvalOptions {
   optim::TrainOptions train;                 ///< training mode (--default, --S0) and seed
   bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
-  /// Folds evaluated in parallel on this many std::threads (1: in the calling
-  /// thread), the last (largest) fold first; then the metrics, the cheap ones
-  /// in a side thread beside ICI's LOWESS, which gets all the threads. The
-  /// result does not depend on it: every fold is computed independently and
-  /// the folds are merged in order.
+  /// Folds evaluated in parallel on up to this many threads (1: in the calling
+  /// thread; the others are helpers from core::parallel_for's worker pool),
+  /// the last (largest) fold first; then the metrics, the cheap ones beside
+  /// ICI's LOWESS, which shares its fits with the same threads. The result does
+  /// not depend on it: every fold is computed independently and the folds are
+  /// merged in order.
   unsigned threads = 1;
 };
 
@@ -149,14 +149,10 @@ class Evaluator {
         }
       } else {
         // Last fold first: a time-series split's later folds train on more rows,
-        // so handing them out first lets the threads finish together.
-        std::atomic<std::size_t> next{0};
-        std::vector<std::thread> pool;
-        for (std::size_t t = 0; t < n_threads; ++t)
-          pool.emplace_back([&] {
-            for (std::size_t j = next++; j < folds; j = next++) run_fold(folds - 1 - j);
-          });
-        for (std::thread& t : pool) t.join();
+        // so handing them out first lets the threads finish together. run_fold
+        // catches its fold's error, so every fold runs.
+        core::parallel_for(folds, static_cast<unsigned>(n_threads),
+                           [&](std::size_t j, unsigned) { run_fold(folds - 1 - j); });
       }
       for (std::size_t k = 0; k < folds; ++k) {
         if (errors[k]) std::rethrow_exception(errors[k]);  // the first failing fold, as a sequential run
@@ -220,22 +216,23 @@ class Evaluator {
   /// compute_metrics with threads >= 2: the metrics that are not threaded in a side thread.
   template <class Compute, std::size_t... I>
   static void compute_beside(Compute& compute, unsigned threads, std::index_sequence<I...>) {
-    std::exception_ptr error;
-    std::thread side([&] {
+    // Two tasks on the worker pool: the threaded metrics (their LOWESS shares
+    // its fits with the pool, the side task's helper included once it is
+    // free) and the others. Both run; an error of either reaches the caller
+    // (the threaded metrics' first when both fail).
+    std::exception_ptr side_error;
+    core::parallel_for(2, 2, [&](std::size_t task, unsigned) {
+      if (task == 0) {
+        ((threaded_metric<Ms> ? compute(std::integral_constant<std::size_t, I>{}, threads) : void()), ...);
+        return;
+      }
       try {
         ((threaded_metric<Ms> ? void() : compute(std::integral_constant<std::size_t, I>{}, 1)), ...);
       } catch (...) {
-        error = std::current_exception();
+        side_error = std::current_exception();
       }
     });
-    try {
-      ((threaded_metric<Ms> ? compute(std::integral_constant<std::size_t, I>{}, threads) : void()), ...);
-    } catch (...) {
-      side.join();
-      throw;
-    }
-    side.join();
-    if (error) std::rethrow_exception(error);
+    if (side_error) std::rethrow_exception(side_error);
   }
 
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// core::parallel_for and its worker pool.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <srs/core/parallel.hpp>
+
+namespace {
+using srs::core::parallel_for;
+
+/// How often each task ran, and the largest slot seen.
+struct Tally {
+  explicit Tally(std::size_t n) : runs(n) {}
+  std::vector<std::atomic<int>> runs;
+  std::atomic<unsigned> top_slot{0};
+  void operator()(std::size_t task, unsigned slot) {
+    ++runs[task];
+    unsigned seen = top_slot.load();
+    while (slot > seen && !top_slot.compare_exchange_weak(seen, slot)) {
+    }
+  }
+  bool each_once() const {
+    for (const auto& r : runs)
+      if (r.load() != 1) return false;
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("parallel_for runs every task exactly once, with slots below the thread count") {
+  for (const unsigned threads : {1u, 2u, 3u, 8u}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}}) {
+      CAPTURE(threads);
+      CAPTURE(n);
+      Tally tally(n);
+      parallel_for(n, threads, [&](std::size_t task, unsigned slot) { tally(task, slot); });
+      CHECK(tally.each_once());
+      CHECK(tally.top_slot.load() < threads);
+    }
+  }
+}
+
+TEST_CASE("parallel_for with one thread runs the tasks in order on the calling thread") {
+  std::vector<std::size_t> order;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool same_thread = true;
+  parallel_for(50, 1, [&](std::size_t task, unsigned slot) {
+    order.push_back(task);
+    same_thread = same_thread && std::this_thread::get_id() == caller && slot == 0;
+  });
+  REQUIRE(order.size() == 50);
+  for (std::size_t k = 0; k < order.size(); ++k) CHECK(order[k] == k);
+  CHECK(same_thread);
+}
+
+TEST_CASE("parallel_for shares tasks with pooled helpers") {
+  srs::core::start_workers(2);
+  CHECK(srs::core::detail::WorkerPool::shared().size() >= 1);
+  // Slow tasks: a free helper takes some of them while the caller is busy.
+  std::mutex m;
+  std::vector<std::thread::id> ran_on;
+  parallel_for(40, 2, [&](std::size_t, unsigned) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::lock_guard<std::mutex> lock(m);
+    ran_on.push_back(std::this_thread::get_id());
+  });
+  REQUIRE(ran_on.size() == 40);
+  bool helped = false;
+  for (const std::thread::id id : ran_on) helped = helped || id != std::this_thread::get_id();
+  CHECK(helped);
+}
+
+TEST_CASE("parallel_for rethrows the exception of the lowest-numbered throwing task") {
+  for (const unsigned threads : {1u, 2u, 4u}) {
+    CAPTURE(threads);
+    std::atomic<int> ran{0};
+    std::string what;
+    try {
+      parallel_for(20, threads, [&](std::size_t task, unsigned) {
+        ++ran;
+        if (task == 3 || task == 7) throw std::runtime_error("task " + std::to_string(task));
+      });
+    } catch (const std::runtime_error& e) {
+      what = e.what();
+    }
+    // Tasks are handed out in order, so task 3 was taken (and threw) whenever 7 was.
+    CHECK(what == "task 3");
+    CHECK(ran.load() >= 4);   // 0..3 at least
+    CHECK(ran.load() <= 20);  // no task twice; the hand-out stops after a throw
+  }
+  // The pool still works afterwards.
+  Tally tally(100);
+  parallel_for(100, 4, [&](std::size_t task, unsigned slot) { tally(task, slot); });
+  CHECK(tally.each_once());
+}
+
+TEST_CASE("parallel_for nests and serves several callers at once without waiting for free workers") {
+  // Callers from several threads, each nesting a second level: every task
+  // runs once; a call never waits for a worker (it runs alone if none is free).
+  constexpr std::size_t outer = 6, inner = 50;
+  std::vector<std::atomic<int>> runs(4 * outer * inner);
+  std::vector<std::thread> callers;
+  for (std::size_t c = 0; c < 4; ++c)
+    callers.emplace_back([&, c] {
+      parallel_for(outer, 3, [&](std::size_t i, unsigned) {
+        parallel_for(inner, 3, [&](std::size_t j, unsigned) { ++runs[(c * outer + i) * inner + j]; });
+      });
+    });
+  for (std::thread& t : callers) t.join();
+  bool each_once = true;
+  for (const auto& r : runs) each_once = each_once && r.load() == 1;
+  CHECK(each_once);
+}
