@@ -491,7 +491,9 @@ TEST_CASE("Fsrs6: card() reuses the row's curve value for the next review, with 
   CHECK(reused > 500);  // the shared-curve path is exercised
 }
 
-TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predictions card()'s to a few ulp") {
+TEST_CASE(
+    "Fsrs6: CardAdjoint's gradient equals the forward mode's, its predictions card()'s to a few ulp and card<true>'s "
+    "exactly") {
   using D = srs::core::Dual<double, 21>;
   const Fsrs6 m;
   std::mt19937_64 rng(5);
@@ -536,6 +538,12 @@ TEST_CASE("Fsrs6: CardAdjoint's gradient equals the forward mode's, its predicti
       CAPTURE(k);
       CHECK(rel_close(p_rev[k], p_fwd[k], 1e-13));  // e^(y ln x) instead of pow: a few ulp
     }
+    // Fsrs6::card<true> (the trainer's card-window loss pass) has the same
+    // powers: the same predictions to the last bit.
+    std::vector<double> p_fast(r.len.size(), -3);
+    m.card<true>(m.derive(std::span<const double, 21>(w)), std::span<const Step>(h), r.len.size(), len, dt,
+                 [&](std::size_t k, double p) { p_fast[k] = p; });
+    CHECK(p_fast == p_rev);
     // With std::pow (card<false>, the trainer's loss-recording pass) the
     // predictions are card()'s in double, to the last bit.
     std::vector<double> p_exact(r.len.size(), -1), p_card(r.len.size(), -2);

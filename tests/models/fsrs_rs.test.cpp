@@ -27,6 +27,7 @@
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions, recency_weights
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, FsrsState, detail::S0Group
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
+#include <srs/optim/trainer.hpp>    // srs::optim::detail::HasCardAdjoint
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
 #include <support/common.hpp>       // srs::test::all_rows
@@ -191,7 +192,9 @@ TEST_CASE("FsrsRs: step rules, input S and D clamped, same-day branch only at t 
   }
 }
 
-TEST_CASE("FsrsRs: Predictor::card uses FSRS-rs's step rule (core::predict's values, not FSRS-6's card pass)") {
+TEST_CASE(
+    "FsrsRs: Predictor::card uses FSRS-rs's step rule (core::predict's values, not FSRS-6's card pass nor its "
+    "CardAdjoint)") {
   const FsrsRs rs;
   const W w = Fsrs6::defaults;
   const std::span<const double, 21> ws(w);
@@ -215,6 +218,10 @@ TEST_CASE("FsrsRs: Predictor::card uses FSRS-rs's step rule (core::predict's val
     differ_from_fsrs6 += by_card[k] != by_fsrs6[k];
   }
   CHECK(differ_from_fsrs6 > 0);
+  // Nor does it inherit FSRS-6's reverse-mode pass (FSRS-6's local steps):
+  // optim::train takes the forward-mode route for it.
+  static_assert(srs::optim::detail::HasCardAdjoint<Fsrs6>);
+  static_assert(!srs::optim::detail::HasCardAdjoint<FsrsRs>);
 }
 
 TEST_CASE("FsrsRs: check_model (Dual gradient vs finite differences) over random histories") {

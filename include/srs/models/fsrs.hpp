@@ -50,6 +50,7 @@
 #include <span>         // std::span
 #include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
+#include <type_traits>  // std::is_same_v
 #include <utility>      // std::pair, std::as_const
 #include <vector>       // std::vector
 
@@ -288,14 +289,23 @@ T power_curve_half(double t, const T& s) {
   return pow(V(1) + V(factor) * V(t) / s, V(-0.5));
 }
 
+/// x^y by `pow` (std::pow, or core::pow for duals): the default power of the updates below.
+struct StdPow {
+  template <class T>
+  T operator()(const T& x, const T& y) const {
+    using std::pow;
+    return pow(x, y);
+  }
+};
+
 /// Success update of the v4 lineage: S (1 + e^w8 (11 - D) S^-w9 (e^(w10 (1-R)) - 1) h e),
-/// with e^w8 given (precomputed once per parameter vector).
-template <class T, std::size_t N>
-T stability_after_success(std::span<const T, N> w, const T& exp_w8, const T& s, const T& d, const T& r, int g) {
+/// with e^w8 given (precomputed once per parameter vector); `power` computes x^y.
+template <class T, std::size_t N, class Pow = StdPow>
+T stability_after_success(std::span<const T, N> w, const T& exp_w8, const T& s, const T& d, const T& r, int g,
+                          Pow power = {}) {
   using std::exp;
-  using std::pow;
   using V = core::value_t<T>;
-  T factor = exp_w8 * (V(11) - d) * pow(s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
+  T factor = exp_w8 * (V(11) - d) * power(s, -w[9]) * (exp((V(1) - r) * w[10]) - V(1));
   if (g == 2) factor = factor * w[15];
   if (g == 4) factor = factor * w[16];
   return s * (V(1) + factor);
@@ -308,13 +318,13 @@ T stability_after_success(std::span<const T, N> w, const T& s, const T& d, const
   return stability_after_success(w, T(exp(w[8])), s, d, r, g);
 }
 
-/// Failure update of the v4 lineage (uncapped): w11 D^-w12 ((S+1)^w13 - 1) e^(w14 (1-R)).
-template <class T, std::size_t N>
-T stability_after_failure(std::span<const T, N> w, const T& s, const T& d, const T& r) {
+/// Failure update of the v4 lineage (uncapped): w11 D^-w12 ((S+1)^w13 - 1) e^(w14 (1-R));
+/// `power` computes x^y.
+template <class T, std::size_t N, class Pow = StdPow>
+T stability_after_failure(std::span<const T, N> w, const T& s, const T& d, const T& r, Pow power = {}) {
   using std::exp;
-  using std::pow;
   using V = core::value_t<T>;
-  return w[11] * pow(d, -w[12]) * (pow(s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
+  return w[11] * power(d, -w[12]) * (power(s + V(1), w[13]) - V(1)) * exp((V(1) - r) * w[14]);
 }
 
 /// D0(g) = w4 - e^(w5 (g-1)) + 1 (FSRS-5/6, unclamped).
@@ -917,9 +927,9 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return next_with(dv, st, step, static_cast<const T*>(nullptr));
   }
 
-  template <class T>
+  /// Fast: the power as Power<true> (see card()).
+  template <bool Fast = false, class T>
   T recall(const Derived<T>& dv, const State<T>& st, double delta_t) const {
-    using std::pow;
     using V = core::value_t<T>;
     if constexpr (core::is_dual_v<T>) {
       if (dv.seeded) {
@@ -930,7 +940,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
         return r;
       }
     }
-    return pow(V(1) + dv.factor * V(delta_t) / st.s, -dv.w[20]);
+    return Power<Fast>{}(T(V(1) + dv.factor * V(delta_t) / st.s), T(-dv.w[20]));
   }
 
   /// Predictions of the rows of one card (core::Predictor::card uses it): the
@@ -939,7 +949,11 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   /// time equals the row's delta_t (as it does for consecutive rows of a card):
   /// the same expression on the same operands, so the same values, with one
   /// pow fewer per review. Seeded duals (training) take the fused path instead.
-  template <class T, class Len, class Dt, class Emit>
+  /// Fast (T = double): every power x^y (x > 0) as e^(y ln x), the arithmetic of
+  /// CardAdjoint::card<true>, whose predictions these are to the last bit (a few
+  /// ulp from std::pow's, and cheaper): optim::train's loss passes in
+  /// card-window batches use it.
+  template <bool Fast = false, class T, class Len, class Dt, class Emit>
   void card(const Derived<T>& dv, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
             Emit emit) const {
     if (n == 0) return;
@@ -950,40 +964,56 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     bool have_r = false;
     for (std::size_t k = 0; k < n; ++k) {
       for (const std::size_t l = len(k); done < l; ++done) {
-        state = next_with(dv, state, steps[done], have_r && steps[done].t == r_t ? &r : static_cast<const T*>(nullptr));
+        state = next_with<Fast>(dv, state, steps[done],
+                                have_r && steps[done].t == r_t ? &r : static_cast<const T*>(nullptr));
         have_r = false;
       }
       r_t = delta_t(k);
-      r = recall(dv, state, r_t);
+      r = recall<Fast>(dv, state, r_t);
       have_r = !dv.seeded;
       emit(k, std::as_const(r));
     }
   }
 
  private:
+  /// x^y: std::pow (core::pow for duals), or with Fast (double only) PowOf<true>'s
+  /// e^(y ln x), the power of the reverse-mode training pass.
+  template <bool Fast>
+  struct Power {
+    template <class T>
+    T operator()(const T& x, const T& y) const {
+      if constexpr (Fast && std::is_same_v<T, double>) {
+        return PowOf<true, double>(x, y).p;
+      } else {
+        return detail::StdPow{}(x, y);
+      }
+    }
+  };
+
   /// next(); `r_known`, when given, is R(step.t, st.s) as recall() computes it.
-  template <class T>
+  /// Fast: the powers as Power<true> (see card()).
+  template <bool Fast = false, class T>
   State<T> next_with(const Derived<T>& dv, const State<T>& st, data::Step step, const T* r_known) const {
     using core::clamp;
     using core::min;
-    using std::pow;
     using V = core::value_t<T>;
     if constexpr (core::is_dual_v<T>) {
       if (dv.seeded) return next_seeded(dv, st, step);
     }
+    constexpr Power<Fast> power{};
     const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
     T s;
     if (step.t < 1.0) {
       // Same-day review.
       const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
-      T sinc = dv.same_day[k] * pow(st.s, -w[19]);
+      T sinc = dv.same_day[k] * power(st.s, T(-w[19]));
       if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
       s = st.s * sinc;
     } else {
-      const T r = r_known ? *r_known : pow(V(1) + dv.factor * V(step.t) / st.s, -w[20]);
-      s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g)
-                : min(detail::stability_after_failure(w, st.s, st.d, r), st.s / dv.lapse_cap);
+      const T r = r_known ? *r_known : power(T(V(1) + dv.factor * V(step.t) / st.s), T(-w[20]));
+      s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g, power)
+                : min(detail::stability_after_failure(w, st.s, st.d, r, power), st.s / dv.lapse_cap);
     }
     return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, st.d, g)};
   }
@@ -1192,7 +1222,6 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   }
 
  public:
-
   // The step functions on the parameter vector itself (for callers stepping
   // one review at a time); they derive the parameter-only quantities each call.
   template <class T>
@@ -1209,15 +1238,13 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   }
 
   /// Reverse-mode training pass over whole cards; optim::train uses it per card
-  /// for card-window batches (srs-bench --fast) and per row for reference batches. `reset(w)` takes a batch's parameters,
-  /// unit-seeded Dual<double, 21> as the trainer seeds them; `card(...)` predicts
-  /// the rows of one card as card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and
-  /// adds Σ_k coef_k ∇p_k to `grad`. It records each review's local partials
-  /// (local_step) on the way forward, then sweeps the card backward with two
-  /// scalar adjoints (∂loss/∂S, ∂loss/∂D) instead of carrying 21-wide tangents
-  /// forward through every review. With FastPow (the default) its powers are
-  /// e^(y ln x) (PowOf<true>), so the p_k are within a few ulp of card()'s; the
-  /// gradient equals the forward mode's to rounding (tests/models/fsrs.test.cpp).
+  /// for card-window batches (srs-bench --fast) and per row for reference batches. `reset(w)` takes a batch's
+  /// parameters, unit-seeded Dual<double, 21> as the trainer seeds them; `card(...)` predicts the rows of one card as
+  /// card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and adds Σ_k coef_k ∇p_k to `grad`. It records each review's local
+  /// partials (local_step) on the way forward, then sweeps the card backward with two scalar adjoints (∂loss/∂S,
+  /// ∂loss/∂D) instead of carrying 21-wide tangents forward through every review. With FastPow (the default) its powers
+  /// are e^(y ln x) (PowOf<true>), so the p_k are within a few ulp of card()'s; the gradient equals the forward mode's
+  /// to rounding (tests/models/fsrs.test.cpp).
   class CardAdjoint {
    public:
     using Dual = core::Dual<double, 21>;

@@ -343,6 +343,9 @@ struct FsrsRs : Fsrs6 {
   /// model's next(), so its predictions are core::predict's.
   template <class... A>
   void card(A&&...) const = delete;
+  /// Hides Fsrs6::card_adjoint for the same reason (its local steps are
+  /// FSRS-6's): optim::train would take the forward-mode route.
+  void card_adjoint() const = delete;
 
   /// fsrs-rs's parameter clip: FSRS-6's boxes, w17 and w18 capped by
   /// detail::rs_w17_w18_ceiling (computed from the unclipped vector, as

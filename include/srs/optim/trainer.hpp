@@ -23,9 +23,10 @@
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
 ///     after each epoch, rounded as the model reports them. (Card-window
-///     batches with a reverse-mode pass take the loss terms of the cards in an
-///     epoch's first batch from that batch's pass, which runs at the previous
-///     epoch's parameters with std::pow: the same loss, fewer passes.)
+///     batches with a reverse-mode pass compute the loss with that pass's
+///     arithmetic — powers as e^(y ln x), a few ulp from std::pow — and take
+///     the terms of the cards in an epoch's first batch from that batch's
+///     pass, which runs at the previous epoch's parameters: fewer passes.)
 #pragma once
 
 #include <algorithm>   // std::stable_sort, std::min, std::max
@@ -267,12 +268,12 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   // Card-window batches with a reverse-mode pass, every evaluation row also a
   // gradient row: the loss of the parameters after epoch e (e = 0: the initial
   // ones) is taken partly from the first batch of epoch e + 1, which runs at
-  // those parameters — its pass uses std::pow (CardAdjoint::card<false>), so
-  // its predictions are card()'s, and records its rows' terms; evaluate() then
-  // predicts only the other cards. The same loss, one pass fewer per epoch
-  // when an epoch is one batch. The loss passes then go over the gradient
-  // passes' cards (the same rows per card, in the same order); loss_slot:
-  // the evaluation row of each of their rows.
+  // those parameters and records its rows' terms; evaluate() then predicts only
+  // the other cards, with the model's card<true> (powers as e^(y ln x), the
+  // reverse-mode pass's arithmetic, so both give the same predictions to the
+  // last bit). One pass fewer per epoch when an epoch is one batch. The loss
+  // passes then go over the gradient passes' cards (the same rows per card, in
+  // the same order); loss_slot: the evaluation row of each of their rows.
   const bool fuse = opt.batching == Batching::card_window && detail::HasCardAdjoint<M> &&
                     grad_rows.size() == eval_rows.size() && cfg.n_epoch > 0;
   const CardPass grad_cards = opt.batching == Batching::card_window ? make_pass(grad_in_time) : CardPass{};
@@ -334,12 +335,24 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   std::vector<char> done(loss_cards.size(), 0);
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
-    const core::Predictor<double, M> predictor(model, ps);
-    for (std::size_t c = 0; c < loss_cards.size(); ++c) {
-      if (done[c]) continue;
-      predict_card(predictor, loss_cards, c, [&](const CardRow& row, double prob) {
-        row_loss[fuse ? loss_slot[row.index] : row.index] = row.weight * core::bce(prob, row.y);
-      });
+    auto add_term = [&](const CardRow& row, double prob) {
+      row_loss[fuse ? loss_slot[row.index] : row.index] = row.weight * core::bce(prob, row.y);
+    };
+    if constexpr (detail::HasCardAdjoint<M>) {
+      if (fuse) {
+        const auto dv = model.derive(ps);
+        for (std::size_t c = 0; c < loss_cards.size(); ++c) {
+          if (done[c]) continue;
+          with_card(loss_cards, c, [&](auto steps, std::span<const CardRow> rows, auto len, auto delta_t) {
+            model.template card<true>(dv, steps, rows.size(), len, delta_t,
+                                      [&](std::size_t k, double prob) { add_term(rows[k], prob); });
+          });
+        }
+      }
+    }
+    if (!fuse) {
+      const core::Predictor<double, M> predictor(model, ps);
+      for (std::size_t c = 0; c < loss_cards.size(); ++c) predict_card(predictor, loss_cards, c, add_term);
     }
     std::fill(done.begin(), done.end(), 0);
     double loss = 0;
@@ -404,7 +417,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
               if (fused) {
                 // This card's loss terms at w, for the loss of the epochs done.
                 done[c] = 1;
-                adjoint.template card<false>(
+                adjoint.card(
                     steps, rows.size(), len, dt,
                     [&](std::size_t k, double p) {
                       row_loss[loss_slot[rows[k].index]] = rows[k].weight * core::bce(p, rows[k].y);
