@@ -9,7 +9,6 @@
 #include "srs_bench/srs_bench.hpp"
 
 #include <srs/core/error.hpp>       // srs::NotEnoughData, srs::UsageError
-#include <srs/core/parallel.hpp>    // core::start_workers
 #include <srs/data/csv.hpp>         // data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // data::preprocess
 #include <srs/data/synthetic.hpp>   // data::simulate_user
@@ -135,7 +134,6 @@ int main(int argc, char** argv) {
     // Threads left over when there are fewer users than threads run the folds of a user in parallel.
     const std::size_t parallel_users = std::max<std::size_t>(1, std::min<std::size_t>(opt.threads, jobs.size()));
     opt.fold_threads = std::max(1u, static_cast<unsigned>(opt.threads / parallel_users));
-    if (parallel_users == 1) core::start_workers(opt.fold_threads);  // parked before the folds need them
     runners = make_runners(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srs-bench: %s\n", e.what());
@@ -302,7 +300,8 @@ int main(int argc, char** argv) {
   };
   {
     // One user thread: this one (a new thread may wait on this core for the
-    // load balancer; the folds' helpers come from core::parallel_for's pool).
+    // load balancer, see srs/core/parallel.hpp; the folds' helpers come from
+    // core::parallel_for's pool).
     const unsigned n = std::min<unsigned>(opt.threads, static_cast<unsigned>(std::max<std::size_t>(1, jobs.size())));
     if (n <= 1) {
       worker();

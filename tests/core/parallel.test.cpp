@@ -62,8 +62,6 @@ TEST_CASE("parallel_for with one thread runs the tasks in order on the calling t
 }
 
 TEST_CASE("parallel_for shares tasks with pooled helpers") {
-  srs::core::start_workers(2);
-  CHECK(srs::core::detail::WorkerPool::shared().size() >= 1);
   // Slow tasks: a free helper takes some of them while the caller is busy.
   std::mutex m;
   std::vector<std::thread::id> ran_on;
@@ -74,6 +72,19 @@ TEST_CASE("parallel_for shares tasks with pooled helpers") {
   });
   REQUIRE(ran_on.size() == 40);
   bool helped = false;
+  for (const std::thread::id id : ran_on) helped = helped || id != std::this_thread::get_id();
+  CHECK(helped);
+  CHECK(srs::core::detail::WorkerPool::shared().size() >= 1);
+  // Again after the workers have gone to sleep (longer than their spin).
+  std::this_thread::sleep_for(srs::core::detail::WorkerPool::spin * 3);
+  ran_on.clear();
+  parallel_for(40, 2, [&](std::size_t, unsigned) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::lock_guard<std::mutex> lock(m);
+    ran_on.push_back(std::this_thread::get_id());
+  });
+  REQUIRE(ran_on.size() == 40);
+  helped = false;
   for (const std::thread::id id : ran_on) helped = helped || id != std::this_thread::get_id();
   CHECK(helped);
 }

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/core/parallel.hpp
 /// `parallel_for`: the tasks 0..n-1 run on the calling thread and on up to
-/// `threads - 1` helpers from one process-wide pool of parked worker threads.
+/// `threads - 1` helpers from one process-wide pool of worker threads.
 ///
-/// Why a pool: on Linux a new thread often starts on its parent's core and
-/// waits there for the load balancer (measured on the 2-core machine of README
-/// "Performance": in half of the spawns, a thread given 2 ms of work did not
-/// start before its parent's 2 ms were done); a parked worker woken by a
-/// condition variable starts on an idle core within about 0.1 ms. srs's
-/// parallel sections are short (the folds of one user, LOWESS fits), so the
-/// evaluator and ICI share their work through this pool instead of spawning.
+/// Why a pool, placed and kept busy: on Linux a new or woken thread tends to
+/// be queued on the core of the thread that created or woke it. On the 2-core
+/// VM of README "Performance" (`perf sched`), a fold thread spawned or woken
+/// there often waited 10–15 ms behind its parent before the load balancer moved
+/// it, in a 5-fold run of about 70 ms. So a new worker is started on another
+/// core (detail::Placement), and a worker that has finished its tasks keeps
+/// looking for new ones for WorkerPool::spin (5 ms, yielding its core between
+/// looks) before it sleeps: srs's parallel sections (a user's folds, then ICI's
+/// LOWESS fits) follow each other closely.
 ///
 /// Rules:
 ///   * the caller always runs tasks itself, and waits only for the tasks
@@ -23,13 +25,13 @@
 ///   * a task that throws stops the hand-out of further tasks; once the tasks
 ///     already taken are done, the exception of the lowest-numbered throwing
 ///     task is rethrown to the caller;
-///   * the pool grows to the largest `threads - 1` asked for (start_workers
-///     starts them ahead); its workers sleep on a condition variable between
-///     calls and are joined at exit.
+///   * the pool grows to the largest `threads - 1` asked for; its workers
+///     sleep on a condition variable between bursts and are joined at exit.
 #pragma once
 
 #include <algorithm>           // std::find, std::min
 #include <atomic>              // std::atomic
+#include <chrono>              // std::chrono::steady_clock, std::chrono::milliseconds
 #include <condition_variable>  // std::condition_variable
 #include <cstddef>             // std::size_t
 #include <exception>           // std::exception_ptr
@@ -39,9 +41,45 @@
 #include <type_traits>         // std::remove_reference_t
 #include <vector>              // std::vector
 
+#if defined(__linux__)
+#include <pthread.h>  // pthread_getaffinity_np, pthread_setaffinity_np, pthread_self
+#include <sched.h>    // sched_getcpu, cpu_set_t, CPU_*
+#endif
+
 namespace srs::core {
 
 namespace detail {
+
+/// A new worker's placement (Linux): Linux tends to start a new thread, and
+/// to wake a sleeping one, on the core of the thread that creates or wakes it,
+/// where it can wait behind that thread for 10 ms or more before the load
+/// balancer moves it (measured with `perf sched` on the 2-core VM of README
+/// "Performance"). So the creator first bars the new worker from its own core
+/// (the kernel then starts it on another one), and the worker, once running,
+/// restores its mask and stays where it is; see also WorkerPool::spin. Best
+/// effort: nothing happens where the mask cannot be read or set, or has one CPU.
+struct Placement {
+#if defined(__linux__)
+  bool moved = false;
+  cpu_set_t all;
+  /// Creator side, right after starting `t`.
+  void move_away(std::thread& t) {
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || pthread_getaffinity_np(t.native_handle(), sizeof all, &all) != 0) return;
+    if (!CPU_ISSET(cpu, &all) || CPU_COUNT(&all) < 2) return;
+    cpu_set_t others = all;
+    CPU_CLR(cpu, &others);
+    moved = pthread_setaffinity_np(t.native_handle(), sizeof others, &others) == 0;
+  }
+  /// Worker side, after move_away (the pool's mutex orders the two).
+  void settle() const {
+    if (moved) pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+  }
+#else
+  void move_away(std::thread&) {}
+  void settle() const {}
+#endif
+};
 
 /// One parallel_for call: its tasks, its helpers and its first error.
 struct ParallelJob {
@@ -77,6 +115,13 @@ struct ParallelJob {
 /// The process-wide pool behind parallel_for.
 class WorkerPool {
  public:
+  /// How long a worker that has finished its tasks keeps looking for new ones
+  /// (yielding its core between looks) before it sleeps: a sleeping worker is
+  /// woken on its waker's core (see Placement), a looking one is already
+  /// running elsewhere. srs's parallel sections follow each other within a few
+  /// milliseconds (a user's folds, then ICI's LOWESS).
+  static constexpr std::chrono::milliseconds spin{5};
+
   static WorkerPool& shared() {
     static WorkerPool pool;
     return pool;
@@ -89,14 +134,9 @@ class WorkerPool {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
     }
+    ++posted_;
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
-  }
-
-  /// Starts workers until there are at least `n`.
-  void reserve(std::size_t n) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    grow(n);
   }
 
   /// Runs `job` on the calling thread (slot 0) and on free workers.
@@ -104,9 +144,15 @@ class WorkerPool {
     if (job.max_helpers > 0) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        grow(job.max_helpers);
+        while (workers_.size() < job.max_helpers) {
+          placements_.emplace_back();
+          const std::size_t k = workers_.size();
+          workers_.emplace_back([this, k] { serve(k); });
+          placements_.back().move_away(workers_.back());
+        }
         jobs_.push_back(&job);
       }
+      ++posted_;
       wake_.notify_all();
     }
     job.work(0);
@@ -124,22 +170,25 @@ class WorkerPool {
   }
 
  private:
-  void grow(std::size_t n) {  // mutex_ held
-    while (workers_.size() < n) workers_.emplace_back([this] { serve(); });
+  ParallelJob* find_job() {  // mutex_ held
+    for (ParallelJob* j : jobs_)
+      if (j->wants_helper()) return j;
+    return nullptr;
   }
-  void serve() {
+  void serve(std::size_t k) {
     std::unique_lock<std::mutex> lock(mutex_);
+    placements_[k].settle();
     for (;;) {
-      ParallelJob* job = nullptr;
-      wake_.wait(lock, [&] {
-        if (stop_) return true;
-        for (ParallelJob* j : jobs_)
-          if (j->wants_helper()) {
-            job = j;
-            return true;
-          }
-        return false;
-      });
+      ParallelJob* job = find_job();
+      if (!job && !stop_) {
+        // Look for new tasks for a while (spin), then sleep until woken.
+        const unsigned long seen = posted_.load();
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + spin;
+        while (posted_.load() == seen && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        lock.lock();
+        wake_.wait(lock, [&] { return stop_ || (job = find_job()) != nullptr; });
+      }
       if (!job) return;  // stop_
       const unsigned slot = ++job->joined;
       ++job->active;
@@ -155,19 +204,12 @@ class WorkerPool {
   std::condition_variable done_;  // callers: a job's helpers are done
   std::vector<ParallelJob*> jobs_;
   std::vector<std::thread> workers_;
+  std::vector<Placement> placements_;     // placements_[k]: workers_[k]'s
+  std::atomic<unsigned long> posted_{0};  // jobs posted so far (what a looking worker watches)
   bool stop_ = false;
 };
 
 }  // namespace detail
-
-/// Starts the pool's workers for up to `threads` threads now (threads - 1
-/// helpers), so that the first parallel_for does not pay for creating them: a
-/// new thread may wait on its parent's core for a few milliseconds, a parked
-/// one wakes on an idle core. Optional (parallel_for starts what it lacks);
-/// srs-bench calls it before reading the data.
-inline void start_workers(unsigned threads) {
-  if (threads > 1) detail::WorkerPool::shared().reserve(threads - 1);
-}
 
 /// Runs body(task, slot) for task = 0..n-1 on the calling thread and up to
 /// `threads - 1` pooled helpers (see the file comment); returns when all are
