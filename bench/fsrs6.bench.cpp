@@ -15,7 +15,13 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/srs.hpp>
+#include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
+#include <srs/core/replay.hpp>      // srs::core::predict
+#include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
+#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching
 
 namespace {
 
@@ -203,7 +209,13 @@ void BM_evaluate_user(benchmark::State& state) {
   state.SetLabel(std::string(state.range(0) == 1 ? "--fast" : "reference batching") + ", " +
                  std::to_string(state.range(1)) + " fold thread(s)");
 }
-BENCHMARK(BM_evaluate_user)->Args({0, 1})->Args({1, 1})->Args({0, 2})->Args({1, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_evaluate_user)
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({0, 2})
+    ->Args({1, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
