@@ -218,8 +218,8 @@ class Evaluator {
   static void compute_beside(Compute& compute, unsigned threads, std::index_sequence<I...>) {
     // Two tasks on the worker pool: the threaded metrics (their LOWESS shares
     // its fits with the pool, the side task's helper included once it is
-    // free) and the others. Both run; an error of either reaches the caller
-    // (the threaded metrics' first when both fail).
+    // free) and the others. An error of either reaches the caller (the
+    // threaded metrics' when both fail; after it the others may not run).
     std::exception_ptr side_error;
     core::parallel_for(2, 2, [&](std::size_t task, unsigned) {
       if (task == 0) {

@@ -1238,13 +1238,17 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   }
 
   /// Reverse-mode training pass over whole cards; optim::train uses it per card
-  /// for card-window batches (srs-bench --fast) and per row for reference batches. `reset(w)` takes a batch's
-  /// parameters, unit-seeded Dual<double, 21> as the trainer seeds them; `card(...)` predicts the rows of one card as
-  /// card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and adds Σ_k coef_k ∇p_k to `grad`. It records each review's local
-  /// partials (local_step) on the way forward, then sweeps the card backward with two scalar adjoints (∂loss/∂S,
-  /// ∂loss/∂D) instead of carrying 21-wide tangents forward through every review. With FastPow (the default) its powers
-  /// are e^(y ln x) (PowOf<true>), so the p_k are within a few ulp of card()'s; the gradient equals the forward mode's
-  /// to rounding (tests/models/fsrs.test.cpp).
+  /// for card-window batches (srs-bench --fast) and per row for reference
+  /// batches. `reset(w)` takes a batch's parameters, unit-seeded
+  /// Dual<double, 21> as the trainer seeds them; `card(...)` predicts the rows
+  /// of one card as card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and adds
+  /// Σ_k coef_k ∇p_k to `grad`. It records each review's local partials
+  /// (local_step) on the way forward, then sweeps the card backward with two
+  /// scalar adjoints (∂loss/∂S, ∂loss/∂D) instead of carrying 21-wide tangents
+  /// forward through every review. With FastPow (the default) its powers are
+  /// e^(y ln x) (PowOf<true>), so the p_k are card<true>'s to the last bit and
+  /// within a few ulp of card()'s; the gradient equals the forward mode's to
+  /// rounding (tests/models/fsrs.test.cpp).
   class CardAdjoint {
    public:
     using Dual = core::Dual<double, 21>;
