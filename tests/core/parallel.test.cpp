@@ -13,6 +13,11 @@
 
 #include <srs/core/parallel.hpp>
 
+#if defined(__linux__)
+#include <pthread.h>  // pthread_getaffinity_np, pthread_self
+#include <sched.h>    // cpu_set_t, CPU_EQUAL
+#endif
+
 namespace {
 using srs::core::parallel_for;
 
@@ -130,3 +135,25 @@ TEST_CASE("parallel_for nests and serves several callers at once without waiting
   for (const auto& r : runs) each_once = each_once && r.load() == 1;
   CHECK(each_once);
 }
+
+#if defined(__linux__)
+TEST_CASE("parallel_for's helpers run with the caller's CPU mask (the placement's exclusion is undone)") {
+  // A new worker starts barred from its creator's core and restores its mask
+  // once running (detail::Placement): every helper task sees the full mask.
+  cpu_set_t caller;
+  REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof caller, &caller) == 0);
+  std::mutex m;
+  std::size_t helper_tasks = 0, same_mask = 0;
+  parallel_for(40, 4, [&](std::size_t, unsigned slot) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (slot == 0) return;
+    cpu_set_t mine;
+    const bool read = pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) == 0;
+    std::lock_guard<std::mutex> lock(m);
+    ++helper_tasks;
+    same_mask += read && CPU_EQUAL(&mine, &caller);
+  });
+  CHECK(helper_tasks > 0);
+  CHECK(same_mask == helper_tasks);
+}
+#endif
