@@ -16,11 +16,14 @@
 #ifdef SRS_WITH_ANKI
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection (the optional anki component)
 #endif
+#ifdef SRS_WITH_PARQUET
+#include <srs/data/parquet.hpp>  // data::read_revlog_file, read_partition_tables_any (the optional parquet component)
+#endif
 
 #include <algorithm>       // std::stable_sort, std::min, std::max
 #include <atomic>          // std::atomic
 #include <chrono>          // std::chrono::steady_clock
-#include <cstdio>          // std::fprintf
+#include <cstdio>          // std::fprintf, std::snprintf
 #include <cstdint>         // std::uintmax_t
 #include <exception>       // std::exception
 #include <filesystem>      // std::filesystem
@@ -50,11 +53,36 @@ data::Revlog read_user(const data::UserSource& source, const std::string& user, 
                      ": this srs-bench was built without the anki component (SQLite 3, Debian: libsqlite3-dev)");
 #endif
   }
+#ifdef SRS_WITH_PARQUET
+  if (tables) *tables = data::read_partition_tables_any(source);
+  return data::read_revlog_file(source.revlogs, user);
+#else
+  for (const fs::path& f : {source.revlogs, tables ? source.cards : fs::path(), tables ? source.decks : fs::path()})
+    if (data::is_parquet_file(f))
+      throw UsageError(f.string() +
+                       ": this srs-bench was built without the parquet component (Debian: libsnappy-dev libzstd-dev "
+                       "zlib1g-dev)");
   if (tables) *tables = data::read_partition_tables(source);
   return data::read_revlog_csv(source.revlogs, user);
+#endif
 }
 
 namespace {
+
+/// A duration for the progress line: "12.3 s", "4 min 05 s", "2 h 07 min".
+std::string format_duration(double secs) {
+  char buf[48];
+  if (secs < 60) {
+    std::snprintf(buf, sizeof buf, "%.1f s", secs);
+  } else if (secs < 3600) {
+    const auto s = static_cast<long>(secs);
+    std::snprintf(buf, sizeof buf, "%ld min %02ld s", s / 60, s % 60);
+  } else {
+    const auto m = static_cast<long>(secs / 60);
+    std::snprintf(buf, sizeof buf, "%ld h %02ld min", m / 60, m % 60);
+  }
+  return buf;
+}
 
 /// The process's peak resident set size in MiB (getrusage; Linux reports KiB).
 long peak_rss_mib() {
@@ -82,7 +110,9 @@ std::vector<UserJob> make_jobs(const Options& o) {
       jobs.push_back({log->user, data::UserSource{}, std::move(log), rows});
     }
   } else {
-    for (const data::UserSource& u : data::discover_users(o.data)) {
+    std::vector<data::UserSource> found = data::discover_users(o.data);
+    if (o.users) found = data::select_users(std::move(found), *o.users, o.data.string());
+    for (const data::UserSource& u : found) {
       std::error_code ec;
       const std::uintmax_t size = fs::file_size(u.revlogs, ec);
       jobs.push_back({u.user, u, nullptr, ec ? 0 : size});
@@ -238,6 +268,12 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   const bool tty = isatty(2) != 0;
 
+  // Progress: users and reviews per second, and the time left, estimated from
+  // the share of the users' weight (file sizes; simulated users: rows) done.
+  std::uintmax_t total_weight = 0;
+  for (const UserJob& job : jobs) total_weight += job.weight;
+  std::atomic<std::uintmax_t> done_weight{0};
+  std::atomic<std::size_t> done_reviews{0};
   auto progress = [&](bool final) {
     if (opt.quiet || world > 1) return;  // srs-bench-mpi: rank 0 prints the summary
     static std::chrono::steady_clock::time_point last{};
@@ -245,8 +281,15 @@ int main(int argc, char** argv) {
     if (!final && now - last < std::chrono::milliseconds(tty ? 200 : 5000)) return;
     last = now;
     const double secs = std::chrono::duration<double>(now - start).count();
-    std::fprintf(stderr, "%s%zu/%zu users done, %zu skipped, %zu failed [%.1f s]%s", tty ? "\r" : "", done.load(),
-                 jobs.size(), skipped, failures.size(), secs, (final || !tty) ? "\n" : "");
+    const double rate = secs > 0 ? static_cast<double>(done.load()) / secs : 0.0;
+    const double reviews = secs > 0 ? static_cast<double>(done_reviews.load()) / secs : 0.0;
+    std::string left;
+    const std::uintmax_t w = done_weight.load();
+    if (!final && w > 0 && total_weight > w)
+      left = ", ~" + format_duration(secs * static_cast<double>(total_weight - w) / static_cast<double>(w)) + " left";
+    std::fprintf(stderr, "%s%zu/%zu users done, %zu skipped, %zu failed [%s, %.2f users/s, %.0f reviews/s%s]%s",
+                 tty ? "\r" : "", done.load(), jobs.size(), skipped, failures.size(), format_duration(secs).c_str(),
+                 rate, reviews, left.c_str(), (final || !tty) ? "\n" : "");
     std::fflush(stderr);
   };
 
@@ -266,6 +309,7 @@ int main(int argc, char** argv) {
         data::PartitionTables tables;
         const bool with_tables = opt.flags.partitions != data::PartitionBy::none;
         const data::Revlog log = job.log ? *job.log : read_user(job.source, job.user, with_tables ? &tables : nullptr);
+        done_reviews += log.rows.size();
         data::Dataset ds = data::preprocess(log, pre);
         if (opt.flags.partitions != data::PartitionBy::none) data::assign_partitions(ds, tables, opt.flags.partitions);
         for (std::size_t m = 0; m < runners.size(); ++m) {
@@ -293,6 +337,7 @@ int main(int argc, char** argv) {
         if (!opt.quiet)
           std::fprintf(stderr, "%ssrs-bench: user %s failed: %s\n", tty ? "\n" : "", job.user.c_str(), e.what());
       }
+      done_weight += job.weight;
       ++done;
       std::lock_guard<std::mutex> lock(mutex);
       progress(false);

@@ -70,7 +70,9 @@ bool run_neural_flags(Options& o) {
     pre.equalize_test_with_non_secs = o.flags.equalize;
     std::vector<data::Dataset> users;
     for (const fs::path& path : o.pretrain_users) {
-      for (const data::UserSource& u : data::discover_users(path)) {
+      std::vector<data::UserSource> found = data::discover_users(path);
+      if (o.pretrain_ids) found = data::select_users(std::move(found), *o.pretrain_ids, path.string());
+      for (const data::UserSource& u : found) {
         try {
           users.push_back(data::preprocess(read_user(u, u.user, nullptr), pre));
         } catch (const NotEnoughData&) {

@@ -20,15 +20,19 @@ Usage:
   srs-bench --demo [--model NAME ...] [options]
 
 Input:
-  --data PATH         one user's revlog CSV file, or a directory of users:
-                      <user>.csv, <user>/revlogs.csv, revlogs/user_id=<user>/data.csv
-                      (columns card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds;
-                      for --partitions also the cards and decks tables beside them:
-                      <user>/cards.csv and <user>/decks.csv, or cards/user_id=<user>/data.csv
-                      and decks/user_id=<user>/data.csv)
+  --data PATH         one user's revlogs file (CSV or Parquet), or a directory of users:
+                      <user>.csv, <user>/revlogs.csv, revlogs/user_id=<user>/data.csv,
+                      and the same with .parquet: the anki-revlogs-10k dataset's root as
+                      downloaded (columns card_id,day_offset,rating,state,duration,
+                      elapsed_days,elapsed_seconds; for --partitions also the cards and decks
+                      tables beside them: <user>/cards.csv and <user>/decks.csv, or
+                      cards/user_id=<user>/data.parquet and decks/user_id=<user>/data.parquet)
                       or one Anki collection (collection.anki2, *.anki21), imported with the
                       dataset builder's rules (day boundary: the collection's creation time);
                       its cards and decks tables come from the collection
+  --users LIST        evaluate only these users of --data: ids and ranges, e.g.
+                      1-100,205,300- (300 and above); a single id that is not found is
+                      an error
   --demo              run on built-in simulated users instead of --data
   --demo-users N      number of simulated users for --demo (default 8)
 
@@ -67,6 +71,8 @@ Neural models (GRU, GRU-P, LSTM, Transformer, NN-17):
                       forms as --data; pooled rows, LSTM: Reptile) and write
                       --save-weights FILE; with --data or --demo the evaluation
                       then starts from the new weights
+  --pretrain-ids LIST only these users of --pretrain-users (same form as --users), e.g.
+                      --pretrain-users ROOT --pretrain-ids 1-100 on the anki-revlogs-10k root
   --save-weights FILE the weights file --pretrain-users writes
   --pretrain-epochs N passes over the pooled rows (default 32; LSTM: cycles over
                       the users, default 1000)
@@ -93,7 +99,8 @@ Distributed runs (users are taken largest first, by file size):
                       mpirun -np K srs-bench-mpi ...: rank 0 hands the users out one at a
                       time, largest first, to ranks 1..K-1, then merges their files; the
                       result files are those of a single-process run; --resume works
-  --quiet             no progress on stderr
+  --quiet             no progress on stderr (otherwise: users done, users/s, reviews/s
+                      and the time left, estimated from the users' file sizes)
   --help              this text (also -h)
 
 Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
@@ -109,6 +116,14 @@ Each line is appended with a single write() and no buffering, so a killed run
 leaves whole lines (at worst one cut-off last line): --resume continues it, and
 the files come out identical to those of an uninterrupted run.
 )";
+
+data::UserSelection parse_selection(const std::string& flag, const std::string& value) {
+  try {
+    return data::UserSelection::parse(value);
+  } catch (const UsageError& e) {
+    usage_error(flag + ": " + e.what());
+  }
+}
 
 std::size_t parse_count(const std::string& flag, const std::string& value) {
   char* end = nullptr;
@@ -136,6 +151,8 @@ Options parse_args(int argc, char** argv) {
       std::exit(0);
     } else if (a == "--data") {
       o.data = value();
+    } else if (a == "--users") {
+      o.users = parse_selection(a, value());
     } else if (a == "--demo") {
       o.demo = true;
     } else if (a == "--demo-users") {
@@ -198,6 +215,8 @@ Options parse_args(int argc, char** argv) {
       o.weights = value();
     } else if (a == "--pretrain-users") {
       o.pretrain_users.emplace_back(value());
+    } else if (a == "--pretrain-ids") {
+      o.pretrain_ids = parse_selection(a, value());
     } else if (a == "--save-weights") {
       o.save_weights = value();
     } else if (a == "--pretrain-epochs") {
@@ -215,6 +234,8 @@ Options parse_args(int argc, char** argv) {
   }
   if (o.demo && !o.data.empty()) usage_error("--demo and --data are mutually exclusive");
   if (!o.demo && o.demo_users_given) usage_error("--demo-users needs --demo");
+  if (o.users && o.data.empty()) usage_error("--users selects users of --data; give --data PATH");
+  if (o.pretrain_ids && o.pretrain_users.empty()) usage_error("--pretrain-ids needs --pretrain-users PATH");
   if (!o.demo && o.data.empty() && o.pretrain_users.empty()) usage_error("--data PATH (or --demo) is required");
   if (o.models.empty()) {
     if (!o.demo) usage_error("at least one --model is required");

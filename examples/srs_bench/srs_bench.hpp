@@ -34,6 +34,7 @@ using namespace srs;
 
 struct Options {
   fs::path data;
+  std::optional<data::UserSelection> users;  // --users LIST
   bool demo = false;
   std::size_t demo_users = 8;
   bool demo_users_given = false;
@@ -52,9 +53,10 @@ struct Options {
   unsigned fold_threads = 1;             // folds of one user in parallel (threads left over when users < threads)
   fs::path weights;                      // --weights FILE
   std::vector<fs::path> pretrain_users;  // --pretrain-users PATH (repeatable)
-  fs::path save_weights;                 // --save-weights FILE
-  std::size_t pretrain_epochs = 0;       // --pretrain-epochs N (0: the model's default)
-  std::size_t pretrain_batch = 0;        // --pretrain-batch N (0: the model's default)
+  std::optional<data::UserSelection> pretrain_ids;  // --pretrain-ids LIST
+  fs::path save_weights;                            // --save-weights FILE
+  std::size_t pretrain_epochs = 0;                  // --pretrain-epochs N (0: the model's default)
+  std::size_t pretrain_batch = 0;                   // --pretrain-batch N (0: the model's default)
 };
 
 /// Throws UsageError(msg + " (see srs-bench --help)").
@@ -97,8 +99,9 @@ bool run_neural_flags(Options& o);
 // --- users (srs_bench.cpp) ---
 
 /// The revlog (and, if `tables`, the cards and decks tables) of a user on
-/// disk: CSV files, or an Anki collection (srs::anki::read_collection, with the
-/// creation-time day boundary that reproduces the dataset builder's CSV).
+/// disk: CSV or Parquet files (the parquet component), or an Anki collection
+/// (srs::anki::read_collection, with the creation-time day boundary that
+/// reproduces the dataset builder's CSV).
 data::Revlog read_user(const data::UserSource& source, const std::string& user, data::PartitionTables* tables);
 
 /// A user to evaluate: either files or a simulated log.

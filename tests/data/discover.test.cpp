@@ -184,11 +184,15 @@ TEST_CASE("discover: a single file is one user") {
   SUBCASE("cards.csv given explicitly is taken at its word") {
     CHECK(ids(discover_users(t.file("cards.csv"))) == std::vector<std::string>{"cards"});
   }
-  SUBCASE("a file that is not .csv") {
-    const fs::path f = t.file("alice.parquet");
+  SUBCASE("a Parquet file, and one in the partition layout") {
+    CHECK(ids(discover_users(t.file("alice.parquet"))) == std::vector<std::string>{"alice"});
+    CHECK(ids(discover_users(t.file("revlogs/user_id=9/data.parquet"))) == std::vector<std::string>{"9"});
+  }
+  SUBCASE("a file that is not .csv or .parquet") {
+    const fs::path f = t.file("alice.txt");
     const std::string msg = usage_error_of(f);
     CHECK(contains(msg, f.string()));
-    CHECK(contains(msg, "not a .csv file"));
+    CHECK(contains(msg, "not a .csv or .parquet file"));
   }
 }
 
@@ -312,4 +316,76 @@ TEST_CASE("discover: Anki collections in a directory") {
     CHECK(ids(discover_users(t.root / "bob")) == std::vector<std::string>{"bob"});
     CHECK(discover_users(t.root / "bob")[0].revlogs == t.root / "bob" / "collection.anki2");
   }
+}
+
+TEST_CASE("discover: Parquet users in every layout, beside CSV ones, and a user in both formats is an error") {
+  const TempTree t;
+  t.file("revlogs/user_id=1/data.parquet");
+  t.file("revlogs/user_id=2/data.csv");
+  t.file("revlogs/user_id=10/data.parquet");
+  t.file("bob.parquet");
+  t.file("carol/revlogs.parquet");
+  t.file("cards.parquet");  // a table, not a user
+  t.file("decks.parquet");
+  const auto users = discover_users(t.root);
+  CHECK(ids(users) == std::vector<std::string>{"1", "2", "10", "bob", "carol"});
+  CHECK(users[0].revlogs.filename() == "data.parquet");
+  CHECK(users[1].revlogs.filename() == "data.csv");
+  CHECK(users[4].revlogs == t.root / "carol" / "revlogs.parquet");
+  // A user's folder holding revlogs.parquet is that one user.
+  CHECK(ids(discover_users(t.root / "carol")) == std::vector<std::string>{"carol"});
+  // The same user in both formats.
+  t.file("revlogs/user_id=2/data.parquet");
+  const std::string msg = usage_error_of(t.root);
+  CHECK(contains(msg, "user '2' is found twice"));
+  t.file("carol/revlogs.csv");
+  CHECK(contains(usage_error_of(t.root / "carol"), "holds both revlogs.csv and revlogs.parquet"));
+}
+
+TEST_CASE("discover: a Parquet user's tables, in its format or, failing that, the other") {
+  const TempTree t;
+  t.file("revlogs/user_id=1/data.parquet");
+  t.file("cards/user_id=1/data.parquet");
+  t.file("decks/user_id=1/data.csv");  // only the CSV twin of this one
+  const auto users = discover_users(t.root);
+  REQUIRE(users.size() == 1);
+  CHECK(users[0].cards == fs::absolute(t.root / "cards" / "user_id=1" / "data.parquet"));
+  CHECK(users[0].decks == fs::absolute(t.root / "decks" / "user_id=1" / "data.csv"));
+  const auto loc = srs::data::table_locations(t.root / "revlogs" / "user_id=1" / "data.parquet");
+  REQUIRE(loc);
+  CHECK(loc->cards.filename() == "data.parquet");
+  CHECK(srs::data::user_from_path(t.root / "x" / "revlogs.parquet") == "x");
+}
+
+TEST_CASE("discover: user selections as --users spells them") {
+  using srs::data::UserSelection;
+  const UserSelection s = UserSelection::parse("1-100,205,300-,alice,-0");
+  for (const char* in : {"1", "50", "100", "205", "300", "99999999", "alice", "007", "0"}) {
+    CAPTURE(in);
+    CHECK(s.contains(in));
+  }
+  for (const char* out : {"101", "204", "299", "bob", "Alice", "12345678901234567890123"}) {
+    CAPTURE(out);
+    CHECK(!s.contains(out));
+  }
+  CHECK(UserSelection::parse("-50").contains("50"));
+  CHECK(!UserSelection::parse("-50").contains("51"));
+  for (const char* bad : {"", "1,,2", "5-3", "-", "a-b", "1-99999999999999999999999", ","}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(UserSelection::parse(bad), srs::UsageError);
+  }
+
+  const TempTree t;
+  for (const char* u : {"revlogs/user_id=1/data.csv", "revlogs/user_id=2/data.csv", "revlogs/user_id=3/data.csv",
+                        "revlogs/user_id=12/data.csv"})
+    t.file(u);
+  const auto all = discover_users(t.root);
+  CHECK(ids(srs::data::select_users(all, UserSelection::parse("2-"), "D")) == std::vector<std::string>{"2", "3", "12"});
+  CHECK(ids(srs::data::select_users(all, UserSelection::parse("1,3-10"), "D")) == std::vector<std::string>{"1", "3"});
+  // Ranges take the users that exist; a single id that does not exist is an error (a typo), as is selecting nothing.
+  CHECK(ids(srs::data::select_users(all, UserSelection::parse("1-1000"), "D")).size() == 4);
+  CHECK_THROWS_WITH_AS(srs::data::select_users(all, UserSelection::parse("1,7"), "D"),
+                       doctest::Contains("no user 7 in D"), srs::UsageError);
+  CHECK_THROWS_WITH_AS(srs::data::select_users(all, UserSelection::parse("100-200"), "D"),
+                       doctest::Contains("selects none of the 4 users in D"), srs::UsageError);
 }

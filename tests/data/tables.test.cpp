@@ -256,7 +256,7 @@ TEST_CASE("tables: missing tables are an error naming the user and where they we
   }
   SUBCASE("a flat file") {
     const Failure f = failure_of([&] { (void)srs::data::read_partition_tables(users[1]); });
-    CHECK(contains(f.what, "user alice is a flat <user>.csv file"));
+    CHECK(contains(f.what, "user alice is a flat file (alice.csv), which has none"));
     CHECK(contains(f.what, "<user>/revlogs.csv with cards.csv and decks.csv beside it"));
   }
 }

@@ -7,7 +7,8 @@
 
 #include <cstddef>    // std::size_t
 #include <stdexcept>  // std::runtime_error
-#include <string>     // std::string
+#include <string>     // std::string, std::to_string
+#include <utility>    // std::move
 
 namespace srs {
 
@@ -17,35 +18,57 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Malformed or inconsistent input data. what() reads
+/// Where in a file without lines (a Parquet file) a problem is: a text such as
+/// "row group 2 of 3, row 17 of the file" or "file metadata", and the 1-based
+/// row of the file it concerns (0 = no single row).
+struct FilePlace {
+  std::string text;
+  std::size_t row = 0;
+};
+
+/// Malformed or inconsistent input data. For a text file what() reads
 /// "<file>:<line>: column '<column>': <message>" (line 0 = the whole file,
-/// an empty column = the whole line).
+/// an empty column = the whole line); for a file without lines (Parquet) it
+/// reads "<file>: <place>: column '<column>': <message>", and line() is the
+/// 1-based row of the file (0 = no single row).
 class InputError : public Error {
  public:
   InputError(std::string file, std::size_t line, std::string column, std::string message)
-      : Error(format(file, line, column, message)),
+      : Error(format(file, line > 0 ? std::string(":").append(std::to_string(line)) : std::string(), column, message)),
         file_(std::move(file)),
         line_(line),
         column_(std::move(column)),
         message_(std::move(message)) {}
 
+  InputError(std::string file, FilePlace place, std::string column, std::string message)
+      : Error(format(file, place.text.empty() ? std::string() : std::string(": ").append(place.text), column, message)),
+        file_(std::move(file)),
+        line_(place.row),
+        place_(std::move(place.text)),
+        column_(std::move(column)),
+        message_(std::move(message)) {}
+
   const std::string& file() const noexcept { return file_; }
+  /// The 1-based line of a text file, or row of a Parquet file; 0 = the whole file.
   std::size_t line() const noexcept { return line_; }
+  /// The place in a file without lines ("row group 1 of 1, row 5 of the file"); empty for text files.
+  const std::string& place() const noexcept { return place_; }
   const std::string& column() const noexcept { return column_; }
   const std::string& message() const noexcept { return message_; }
 
  private:
   // Built with append(): GCC 12 warns falsely (-Wrestrict) on "literal" + std::string at -O2.
-  static std::string format(const std::string& file, std::size_t line, const std::string& column,
+  // `where` is ":<line>", ": <place>" or empty.
+  static std::string format(const std::string& file, const std::string& where, const std::string& column,
                             const std::string& message) {
     std::string s = file.empty() ? std::string("<input>") : file;
-    if (line > 0) s.append(":").append(std::to_string(line));
-    s.append(": ");
+    s.append(where).append(": ");
     if (!column.empty()) s.append("column '").append(column).append("': ");
     return s.append(message);
   }
   std::string file_;
   std::size_t line_;
+  std::string place_;
   std::string column_;
   std::string message_;
 };

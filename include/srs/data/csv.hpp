@@ -31,49 +31,40 @@
 /// reads in well under a second.
 #pragma once
 
-#include <algorithm>      // std::count
-#include <array>          // std::array
-#include <cerrno>         // errno
-#include <charconv>       // std::from_chars
-#include <concepts>       // std::integral
-#include <cstddef>        // std::size_t, std::ptrdiff_t
-#include <cstdint>        // std::int32_t, std::int64_t, std::uint64_t
-#include <cstring>        // std::memchr
-#include <filesystem>     // std::filesystem::path, status, file_size
-#include <fstream>        // std::ifstream
-#include <ios>            // std::ios::binary, std::streamsize
-#include <limits>         // std::numeric_limits
-#include <string>         // std::string, std::to_string
-#include <string_view>    // std::string_view
-#include <system_error>   // std::errc, std::error_code, std::generic_category
-#include <unordered_map>  // std::unordered_map
-#include <utility>        // std::move
-#include <vector>         // std::vector
+#include <algorithm>     // std::count
+#include <array>         // std::array
+#include <cerrno>        // errno
+#include <charconv>      // std::from_chars
+#include <cstddef>       // std::size_t, std::ptrdiff_t
+#include <cstdint>       // std::int32_t, std::int64_t, std::uint64_t
+#include <cstring>       // std::memchr
+#include <filesystem>    // std::filesystem::path, status, file_size
+#include <fstream>       // std::ifstream
+#include <ios>           // std::ios::binary, std::streamsize
+#include <limits>        // std::numeric_limits
+#include <string>        // std::string
+#include <string_view>   // std::string_view
+#include <system_error>  // std::errc, std::error_code, std::generic_category
+#include <utility>       // std::move
+#include <vector>        // std::vector
 
 #include <srs/core/error.hpp>     // srs::InputError
 #include <srs/data/discover.hpp>  // data::user_from_path
-#include <srs/data/revlog.hpp>    // data::Revlog, data::RevlogRow
+#include <srs/data/revlog.hpp>    // data::Revlog, data::RevlogRow, detail::RevlogRowChecker, revlog_columns
 
 namespace srs::data {
 
 namespace detail {
 
-/// The required columns of a revlogs table. A column's index here is its "slot".
-inline constexpr std::array<std::string_view, 7> revlog_csv_columns = {
-    "card_id", "day_offset", "rating", "state", "duration", "elapsed_days", "elapsed_seconds"};
+/// The required columns of a revlogs table, in slot order (revlog_columns).
+inline constexpr std::array<std::string_view, 7> revlog_csv_columns = [] {
+  std::array<std::string_view, 7> names{};
+  for (std::size_t k = 0; k < names.size(); ++k) names[k] = revlog_columns[k].name;
+  return names;
+}();
 
 /// The optional partition column, accepted and ignored.
 inline constexpr std::string_view revlog_csv_ignored_column = "user_id";
-
-/// What the values of each required column mean, for range errors.
-inline constexpr std::array<std::string_view, 7> revlog_csv_meanings = {
-    "",
-    " (days since the user's first review day)",
-    " (0 manual entry, 1 Again, 2 Hard, 3 Good, 4 Easy)",
-    " (0 New, 1 Learning, 2 Review, 3 Relearning, 4 Filtered)",
-    " (answer time in ms)",
-    " (-1 on a card's first row)",
-    " (-1 on a card's first row)"};
 
 /// Slot of the ignored column (one past the required ones).
 inline constexpr std::size_t revlog_csv_ignored_slot = revlog_csv_columns.size();
@@ -90,39 +81,6 @@ inline std::string revlog_csv_expected_columns() {
   s += " column that is ignored";
   return s;
 }
-
-inline void csv_append(std::string& s, std::string_view v) { s += v; }
-template <std::integral I>
-inline void csv_append(std::string& s, I v) {
-  s += std::to_string(v);
-}
-
-/// Concatenates strings and integers into an error message.
-template <class... Parts>
-inline std::string csv_message(const Parts&... parts) {
-  std::string s;
-  (csv_append(s, parts), ...);
-  return s;
-}
-
-/// `text` in single quotes for a message, cut to a readable length.
-inline std::string csv_quote(std::string_view text) {
-  constexpr std::size_t max_shown = 40;
-  std::string s = "'";
-  if (text.size() > max_shown) {
-    s += text.substr(0, max_shown);
-    s += "...";
-  } else {
-    s += text;
-  }
-  return s + "'";
-}
-
-/// What the reader remembers of a card: its previous row's day and line.
-struct CsvCardLast {
-  std::int32_t day_offset = 0;
-  std::size_t line = 0;  ///< 0 = the card has not appeared yet
-};
 
 /// One pass over the CSV text. The line cursor, the header's column slots and
 /// the per-card memory live here; parse() fills the Revlog.
@@ -146,9 +104,6 @@ class RevlogCsvParser {
     // One row per remaining line end (+1 for a last line without one).
     out.rows.reserve(
         static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_), text_.end(), '\n')) + 1);
-    // Card ids are usually 0..n-1: a vector indexed by id serves those, a hash map any others.
-    // A row takes at least 16 bytes, so ids below size/8 cost at most twice the text's size.
-    dense_limit_ = text_.size() / 8 + 1;
 
     while (next_line(line)) {
       if (line.empty()) {
@@ -156,8 +111,8 @@ class RevlogCsvParser {
         fail("", "empty line in the middle of the file; remove it (every line must hold one review)");
       }
       RevlogRow row = read_row(line);
-      check_order(row, out);
-      check_card(row);
+      if (auto problem = checker_.check(row, out.rows.empty() ? nullptr : &out.rows.back(), line_no_))
+        fail(problem->column, std::move(problem->message));
       out.rows.push_back(row);
     }
     if (out.rows.empty())
@@ -224,12 +179,11 @@ class RevlogCsvParser {
       while (slot < revlog_csv_columns.size() && revlog_csv_columns[slot] != name) ++slot;
       if (slot == revlog_csv_columns.size() && name != revlog_csv_ignored_column) {
         if (name.empty())
-          fail("", csv_message("empty column name (header field ", slots_.size() + 1, "); ",
-                               revlog_csv_expected_columns()));
-        fail(name, csv_message("unknown column ", csv_quote(name), "; ", revlog_csv_expected_columns()));
+          fail("",
+               message("empty column name (header field ", slots_.size() + 1, "); ", revlog_csv_expected_columns()));
+        fail(name, message("unknown column ", quoted(name), "; ", revlog_csv_expected_columns()));
       }
-      if (seen[slot])
-        fail(name, csv_message("duplicate column ", csv_quote(name), "; ", revlog_csv_expected_columns()));
+      if (seen[slot]) fail(name, message("duplicate column ", quoted(name), "; ", revlog_csv_expected_columns()));
       seen[slot] = true;
       slots_.push_back(slot);
       if (comma == std::string_view::npos) break;
@@ -238,7 +192,7 @@ class RevlogCsvParser {
     for (std::size_t slot = 0; slot < revlog_csv_columns.size(); ++slot) {
       if (!seen[slot])
         fail(revlog_csv_columns[slot],
-             csv_message("missing column ", csv_quote(revlog_csv_columns[slot]), "; ", revlog_csv_expected_columns()));
+             message("missing column ", quoted(revlog_csv_columns[slot]), "; ", revlog_csv_expected_columns()));
     }
   }
 
@@ -248,8 +202,8 @@ class RevlogCsvParser {
   }
 
   [[noreturn]] void fail_field_count(std::string_view line) const {
-    fail("", csv_message(field_count(line), " fields, expected ", slots_.size(), " (one per header column)",
-                         truncation_hint()));
+    fail("", message(field_count(line), " fields, expected ", slots_.size(), " (one per header column)",
+                     truncation_hint()));
   }
 
   /// Parses one integer field of column `slot`, checking it lies in [lo, hi].
@@ -261,17 +215,11 @@ class RevlogCsvParser {
     const char* end = field.data() + field.size();
     const auto [ptr, ec] = std::from_chars(field.data(), end, value);
     if (ec == std::errc::result_out_of_range)
-      fail_field(column, csv_message("integer ", csv_quote(field), " is out of range (",
-                                     std::numeric_limits<Int>::min(), " to ", std::numeric_limits<Int>::max(), ")"));
+      fail_field(column, message("integer ", quoted(field), " is out of range (", std::numeric_limits<Int>::min(),
+                                 " to ", std::numeric_limits<Int>::max(), ")"));
     if (ec != std::errc{} || ptr != end)
-      fail_field(column, csv_message(csv_quote(field), " is not an integer", truncation_hint()));
-    if (value < lo || value > hi) {
-      if (hi == std::numeric_limits<Int>::max())
-        fail_field(column, csv_message(column, " ", value, " is out of range: it must be at least ", lo,
-                                       revlog_csv_meanings[slot]));
-      fail_field(column, csv_message(column, " ", value, " is out of range: it must be from ", lo, " to ", hi,
-                                     revlog_csv_meanings[slot]));
-    }
+      fail_field(column, message(quoted(field), " is not an integer", truncation_hint()));
+    if (value < lo || value > hi) fail_field(column, revlog_range_message(slot, value));
     return value;
   }
 
@@ -341,50 +289,6 @@ class RevlogCsvParser {
     return row;
   }
 
-  /// day_offset must not decrease from one row to the next.
-  void check_order(const RevlogRow& row, const Revlog& out) const {
-    if (out.rows.empty() || row.day_offset >= out.rows.back().day_offset) return;
-    fail("day_offset",
-         csv_message("day_offset ", row.day_offset, " is smaller than day_offset ", out.rows.back().day_offset,
-                     " on line ", line_no_ - 1, ": rows must be in chronological order"));
-  }
-
-  CsvCardLast& card_last(std::int64_t card_id) {
-    if (card_id >= 0 && static_cast<std::uint64_t>(card_id) < dense_limit_) {
-      const auto index = static_cast<std::size_t>(card_id);
-      if (index >= dense_.size()) dense_.resize(index + 1);
-      return dense_[index];
-    }
-    return sparse_[card_id];
-  }
-
-  /// The elapsed values must agree with the card's previous row.
-  void check_card(const RevlogRow& row) {
-    CsvCardLast& last = card_last(row.card_id);
-    if (last.line == 0) {
-      if (row.elapsed_days != -1)
-        fail("elapsed_days", csv_message("elapsed_days ", row.elapsed_days, " on the first row of card ", row.card_id,
-                                         "; a card's first row must have elapsed_days -1"));
-      if (row.elapsed_seconds != -1)
-        fail("elapsed_seconds", csv_message("elapsed_seconds ", row.elapsed_seconds, " on the first row of card ",
-                                            row.card_id, "; a card's first row must have elapsed_seconds -1"));
-    } else {
-      const std::int64_t expected = std::int64_t{row.day_offset} - last.day_offset;
-      if (row.elapsed_days != expected)
-        fail("elapsed_days",
-             csv_message("elapsed_days ", row.elapsed_days, " does not match: card ", row.card_id,
-                         " was last reviewed on line ", last.line, " at day_offset ", last.day_offset,
-                         ", so elapsed_days must be ", row.day_offset, " - ", last.day_offset, " = ", expected,
-                         row.elapsed_days == -1 ? " (a repeated first row of the card?)" : ""));
-      if (row.elapsed_seconds < 0)
-        fail("elapsed_seconds",
-             csv_message("elapsed_seconds ", row.elapsed_seconds, " but card ", row.card_id,
-                         " was already reviewed on line ", last.line, "; only a card's first row may have -1"));
-    }
-    last.day_offset = row.day_offset;
-    last.line = line_no_;
-  }
-
   std::string_view text_;
   const std::string& source_;
   std::size_t pos_ = 0;             ///< offset of the next line in text_
@@ -392,9 +296,9 @@ class RevlogCsvParser {
   bool terminated_ = true;          ///< the current line ends with a line end
   std::string_view row_text_;       ///< the row being read
   std::vector<std::size_t> slots_;  ///< per header field: its slot in revlog_csv_columns (or the ignored slot)
-  std::size_t dense_limit_ = 0;
-  std::vector<CsvCardLast> dense_;                        ///< cards 0 <= id < dense_limit_
-  std::unordered_map<std::int64_t, CsvCardLast> sparse_;  ///< any other card ids
+  // Card ids are usually 0..n-1: a vector indexed by id serves those, a hash map any others.
+  // A row takes at least 16 bytes, so ids below size/8 cost at most twice the text's size.
+  RevlogRowChecker checker_{"line", text_.size() / 8 + 1};
 };
 
 /// The whole content of `file`; InputError (line 0, with the OS reason) if it cannot be read.
@@ -404,7 +308,7 @@ inline std::string read_whole_file(const std::filesystem::path& file) {
   const auto status = std::filesystem::status(file, ec);
   if (ec) throw InputError(name, 0, "", "cannot read the file: " + ec.message());
   if (std::filesystem::is_directory(status))
-    throw InputError(name, 0, "", "cannot read the file: it is a directory, expected a CSV file");
+    throw InputError(name, 0, "", "cannot read the file: it is a directory, expected a file");
   errno = 0;
   std::ifstream in(file, std::ios::binary);
   if (!in) {

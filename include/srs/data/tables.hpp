@@ -41,7 +41,7 @@
 #include <vector>         // std::vector
 
 #include <srs/core/error.hpp>     // srs::InputError, srs::UsageError
-#include <srs/data/csv.hpp>       // detail::csv_message, csv_quote, read_whole_file
+#include <srs/data/csv.hpp>       // detail::read_whole_file (and revlog.hpp: detail::message, quoted)
 #include <srs/data/dataset.hpp>   // Dataset, Item, PartitionBy
 #include <srs/data/discover.hpp>  // UserSource, table_locations
 
@@ -182,22 +182,22 @@ class IntTableParser {
       std::size_t slot = 0;
       while (slot < K && columns_[slot].name != name) ++slot;
       if (slot == K && name != "user_id") {
-        if (name.empty()) fail("", csv_message("empty column name (header field ", slots_.size() + 1, ")", expected()));
-        fail(name, "unknown column " + csv_quote(name) + expected());
+        if (name.empty()) fail("", message("empty column name (header field ", slots_.size() + 1, ")", expected()));
+        fail(name, "unknown column " + quoted(name) + expected());
       }
-      if (seen[slot]) fail(name, "duplicate column " + csv_quote(name) + expected());
+      if (seen[slot]) fail(name, "duplicate column " + quoted(name) + expected());
       seen[slot] = true;
       slots_.push_back(slot);
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
     for (std::size_t slot = 0; slot < K; ++slot)
-      if (!seen[slot]) fail(columns_[slot].name, "missing column " + csv_quote(columns_[slot].name) + expected());
+      if (!seen[slot]) fail(columns_[slot].name, "missing column " + quoted(columns_[slot].name) + expected());
   }
 
   [[noreturn]] void fail_field_count(std::string_view line) const {
     const std::size_t fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
-    fail("", csv_message(fields, " fields, expected ", slots_.size(), " (one per header column)", truncation_hint()));
+    fail("", message(fields, " fields, expected ", slots_.size(), " (one per header column)", truncation_hint()));
   }
 
   TableRow<K> read_row(std::string_view line) {
@@ -226,11 +226,11 @@ class IntTableParser {
     const char* end = field.data() + field.size();
     const auto [ptr, ec] = std::from_chars(field.data(), end, value);
     if (ec == std::errc::result_out_of_range || (ec == std::errc{} && ptr == end && (value < col.lo || value > col.hi)))
-      fail(col.name, csv_message("integer ", csv_quote(field), " is out of range (", col.lo, " to ", col.hi,
-                                 "); the tables hold the dataset's renumbered ids"));
+      fail(col.name, message("integer ", quoted(field), " is out of range (", col.lo, " to ", col.hi,
+                             "); the tables hold the dataset's renumbered ids"));
     if (ec != std::errc{} || ptr != end)
       fail(col.name,
-           csv_message(csv_quote(field), " is not an integer", col.nullable ? " (or empty)" : "", truncation_hint()));
+           message(quoted(field), " is not an integer", col.nullable ? " (or empty)" : "", truncation_hint()));
     return value;
   }
 
@@ -251,8 +251,8 @@ void check_unique_key(std::unordered_map<Key, std::size_t>& seen, Key key, std::
   const auto [it, fresh] = seen.try_emplace(key, line);
   if (!fresh)
     throw InputError(source, line, std::string(column),
-                     csv_message(column, " ", key, " is repeated: it is already on line ", it->second, "; each ", table,
-                                 " must appear once"));
+                     message(column, " ", key, " is repeated: it is already on line ", it->second, "; each ", table,
+                             " must appear once"));
 }
 
 }  // namespace detail
@@ -305,28 +305,39 @@ inline DecksTable read_decks_csv(const std::filesystem::path& file) {
   return parse_decks_csv(detail::read_whole_file(file), file.string());
 }
 
-/// Reads the cards and decks tables of a user found by discover_users().
+namespace detail {
+
+/// Checks that discover_users() found both tables of user `u`.
+/// @throws srs::InputError if either is missing, naming the user, the revlogs
+///         file and where the tables were looked for
+inline void require_partition_tables(const UserSource& u) {
+  if (!u.cards.empty() && !u.decks.empty()) return;
+  std::string msg =
+      "partitions need the user's cards table (card_id,note_id,deck_id) and decks table "
+      "(deck_id,parent_id,preset_id), but ";
+  if (const auto loc = table_locations(u.revlogs)) {
+    std::string missing;
+    if (u.cards.empty()) missing += loc->cards.string();
+    if (u.decks.empty()) missing += (missing.empty() ? "" : " and ") + loc->decks.string();
+    msg += "user " + u.user + " has no " + missing;
+  } else {
+    msg += "user " + u.user + " is a flat file (" + u.revlogs.filename().string() +
+           "), which has none; use <user>/revlogs.csv with cards.csv and decks.csv beside it, or "
+           "revlogs/user_id=<user>/data.csv with cards/user_id=<user>/data.csv and decks/user_id=<user>/data.csv "
+           "(likewise .parquet)";
+  }
+  throw InputError(u.revlogs.string(), 0, "", msg);
+}
+
+}  // namespace detail
+
+/// Reads the cards and decks tables (CSV) of a user found by discover_users()
+/// (srs/data/parquet.hpp's read_partition_tables_any() reads Parquet tables too).
 /// @throws srs::InputError if either table is missing — naming the user, the
 ///         revlogs file and where the tables were looked for — or unreadable, or
 ///         has a problem in its content
 inline PartitionTables read_partition_tables(const UserSource& u) {
-  if (u.cards.empty() || u.decks.empty()) {
-    std::string msg =
-        "partitions need the user's cards table (card_id,note_id,deck_id) and decks table "
-        "(deck_id,parent_id,preset_id), but ";
-    if (const auto loc = table_locations(u.revlogs)) {
-      std::string missing;
-      if (u.cards.empty()) missing += loc->cards.string();
-      if (u.decks.empty()) missing += (missing.empty() ? "" : " and ") + loc->decks.string();
-      msg += "user " + u.user + " has no " + missing;
-    } else {
-      msg += "user " + u.user +
-             " is a flat <user>.csv file, which has none; use <user>/revlogs.csv with cards.csv and decks.csv "
-             "beside it, or revlogs/user_id=<user>/data.csv with cards/user_id=<user>/data.csv and "
-             "decks/user_id=<user>/data.csv";
-    }
-    throw InputError(u.revlogs.string(), 0, "", msg);
-  }
+  detail::require_partition_tables(u);
   return {read_cards_csv(u.cards), read_decks_csv(u.decks)};
 }
 
