@@ -7,7 +7,8 @@
 //     FSRS-6 --short and AVG, and of --partitions preset, equal byte for byte
 //     those of the same users all in CSV; a single .parquet file is one user;
 //   * --users selects by id and range; a single id that is not there, or a
-//     selection of nobody, is a usage error (exit 2) naming it;
+//     selection of nobody, is a usage error (exit 2) naming it; --pretrain-ids
+//     selects the users a neural model pretrains on;
 //   * a broken Parquet user (cut short, a null rating, a rating out of range)
 //     fails alone, named with its file, row group, row and column (exit 1);
 //   * the progress line gives users/s, reviews/s and the time left.
@@ -112,7 +113,8 @@ TEST_CASE("srs_bench parquet: the dataset layout in Parquet gives the result fil
     write_partition(mixed, u, u.user != "3");
     write_partition(csv, u, false);
   }
-  for (const std::string& flags : std::vector<std::string>{"--model FSRS-6 --model AVG --short", "--model FSRS-6 --short --partitions preset"}) {
+  for (const std::string& flags :
+       std::vector<std::string>{"--model FSRS-6 --model AVG --short", "--model FSRS-6 --short --partitions preset"}) {
     CAPTURE(flags);
     const BenchRun a = run_bench(tmp, "--data " + sh_quote(mixed.string()) + " " + flags + " --overwrite --out " +
                                           sh_quote((tmp.path / "out_mixed").string()));
@@ -165,6 +167,19 @@ TEST_CASE("srs_bench parquet: --users selects users by id and range") {
   const BenchRun no_data = run_bench(tmp, "--demo --users 1");
   CHECK(no_data.status == 2);
   CHECK(has(no_data.err, "--users selects users of --data"));
+
+  // --pretrain-ids: the neural models pretrain on a selection of the dataset's users.
+  const fs::path weights = tmp.path / "gru.json";
+  const BenchRun pre =
+      run_bench(tmp, "--model GRU --pretrain-users " + sh_quote(root.string()) + " --pretrain-ids 2-3 --save-weights " +
+                         sh_quote(weights.string()) + " --pretrain-epochs 1 --pretrain-batch 256");
+  CAPTURE(pre.err);
+  REQUIRE(pre.status == 0);
+  const std::string w = read_file(weights);
+  CHECK(has(w, "\"users\": [\"2\", \"3\"]"));
+  const BenchRun no_pool = run_bench(tmp, "--data " + sh_quote(root.string()) + " --model AVG --pretrain-ids 1");
+  CHECK(no_pool.status == 2);
+  CHECK(has(no_pool.err, "--pretrain-ids needs --pretrain-users"));
 }
 
 TEST_CASE("srs_bench parquet: a broken Parquet user fails alone, named with file, row group, row and column") {
