@@ -16,6 +16,7 @@
 #include <vector>   // std::vector
 
 #include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
+#include <srs/core/parallel.hpp>    // srs::core::use_worker_pool
 #include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
@@ -199,6 +200,7 @@ BENCHMARK(BM_train_user)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 void BM_evaluate_user(benchmark::State& state) {
   srs::eval::EvalOptions eo;
   if (state.range(0) == 1) eo.train.batching = srs::optim::Batching::card_window;
+  srs::core::use_worker_pool();  // as srs-bench runs the folds
   eo.threads = static_cast<unsigned>(state.range(1));
   const srs::eval::StandardEvaluator<Fsrs6> ev({}, {}, eo);
   const auto& ds = user10k();

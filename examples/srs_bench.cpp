@@ -9,6 +9,7 @@
 #include "srs_bench/srs_bench.hpp"
 
 #include <srs/core/error.hpp>       // srs::NotEnoughData, srs::UsageError
+#include <srs/core/parallel.hpp>    // core::use_worker_pool
 #include <srs/data/csv.hpp>         // data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // data::preprocess
 #include <srs/data/synthetic.hpp>   // data::simulate_user
@@ -147,6 +148,9 @@ struct ResumeState {
 using namespace srs_bench;
 
 int main(int argc, char** argv) {
+  // srs-bench runs parallel sections back to back (a user's folds, then ICI's
+  // LOWESS fits): it opts in to the pool of parked, placed workers (srs/core/parallel.hpp).
+  core::use_worker_pool();
   // srs-bench-mpi: its MPI ranks (srs_bench/mpi.cpp); srs-bench: none, one process.
   const std::unique_ptr<Ranks> ranks = start_ranks(argc, argv);
   const int rank = ranks ? ranks->rank() : 0, world = ranks ? ranks->size() : 1;

@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/core/parallel.hpp
 /// `parallel_for`: the tasks 0..n-1 run on the calling thread and on up to
-/// `threads - 1` helpers from one process-wide pool of worker threads.
+/// `threads - 1` helper threads.
 ///
-/// Why a pool, placed and kept busy: on Linux a new or woken thread tends to
-/// be queued on the core of the thread that created or woke it. On the 2-core
-/// VM of README "Performance" (`perf sched`), a fold thread spawned or woken
-/// there often waited 10–15 ms behind its parent before the load balancer moved
-/// it, in a 5-fold run of about 70 ms. So a new worker is started on another
-/// core (detail::Placement), and a worker that has finished its tasks keeps
-/// looking for new ones for WorkerPool::spin (5 ms, yielding its core between
-/// looks) before it sleeps: srs's parallel sections (a user's folds, then ICI's
-/// LOWESS fits) follow each other closely.
+/// By default the helpers are plain threads, started for the call and joined
+/// before it returns: a library call in an application leaves no thread
+/// behind, changes no thread's CPU affinity and never spins on an idle core.
 ///
-/// Rules:
+/// A program that runs parallel sections back to back (srs-bench: a user's
+/// folds, then ICI's LOWESS fits, thousands of times) can opt in to a
+/// process-wide pool of parked workers with use_worker_pool(). Why a pool,
+/// placed and kept busy: on Linux a new or woken thread tends to be queued on
+/// the core of the thread that created or woke it. On a 2-core VM
+/// (`perf sched`, docs/performance.md), a fold thread spawned or woken there
+/// often waited 10–15 ms behind its parent before the load balancer moved it,
+/// in a 5-fold run of about 70 ms. So, with the pool, a new worker is started
+/// on another core (detail::Placement: its affinity briefly excludes its
+/// creator's core, then is restored), and a worker that has finished its tasks
+/// keeps looking for new ones for WorkerPoolOptions::spin (5 ms, yielding its
+/// core between looks) before it sleeps.
+///
+/// Rules (both modes):
 ///   * the caller always runs tasks itself, and waits only for the tasks
 ///     helpers have taken, so a call never waits for a free worker: with every
-///     worker busy (another user's folds, a nested call) it simply runs alone;
+///     pooled worker busy (another user's folds, a nested call) it simply runs alone;
 ///   * tasks are handed out in index order (an atomic counter); which thread
 ///     runs a task is not specified, so a task must not depend on it (results
 ///     written per task are the same with any number of threads);
@@ -25,8 +32,8 @@
 ///   * a task that throws stops the hand-out of further tasks; once the tasks
 ///     already taken are done, the exception of the lowest-numbered throwing
 ///     task is rethrown to the caller;
-///   * the pool grows to the largest `threads - 1` asked for; its workers
-///     sleep on a condition variable between bursts and are joined at exit.
+///   * with the pool, it grows to the largest `threads - 1` asked for; its
+///     workers sleep on a condition variable between bursts and are joined at exit.
 #pragma once
 
 #include <algorithm>           // std::find, std::min
@@ -48,15 +55,36 @@
 
 namespace srs::core {
 
+/// The opt-in worker pool's behaviour (use_worker_pool()).
+struct WorkerPoolOptions {
+  /// Start each new worker on another core than its creator's (Linux; its
+  /// affinity excludes the creator's core until it runs, then is restored).
+  bool placement = true;
+  /// How long a worker that has finished its tasks keeps looking for new ones
+  /// (yielding its core between looks) before it sleeps.
+  std::chrono::milliseconds spin{5};
+};
+
 namespace detail {
+
+/// The process-wide choice between plain threads (default) and the pool.
+struct ParallelSettings {
+  std::atomic<bool> pool{false};
+  std::atomic<bool> placement{true};
+  std::atomic<long long> spin_us{5000};
+  static ParallelSettings& get() {
+    static ParallelSettings s;
+    return s;
+  }
+};
 
 /// A new worker's placement (Linux): Linux tends to start a new thread, and
 /// to wake a sleeping one, on the core of the thread that creates or wakes it,
 /// where it can wait behind that thread for 10 ms or more before the load
-/// balancer moves it (measured with `perf sched` on the 2-core VM of README
-/// "Performance"). So the creator first bars the new worker from its own core
+/// balancer moves it (measured with `perf sched` on a 2-core VM,
+/// docs/performance.md). So the creator first bars the new worker from its own core
 /// (the kernel then starts it on another one), and the worker, once running,
-/// restores its mask and stays where it is; see also WorkerPool::spin. Best
+/// restores its mask and stays where it is; see also WorkerPool::spin(). Best
 /// effort: nothing happens where the mask cannot be read or set, or has one CPU.
 struct Placement {
 #if defined(__linux__)
@@ -64,6 +92,7 @@ struct Placement {
   cpu_set_t all;
   /// Creator side, right after starting `t`.
   void move_away(std::thread& t) {
+    if (!ParallelSettings::get().placement.load()) return;
     const int cpu = sched_getcpu();
     if (cpu < 0 || pthread_getaffinity_np(t.native_handle(), sizeof all, &all) != 0) return;
     if (!CPU_ISSET(cpu, &all) || CPU_COUNT(&all) < 2) return;
@@ -112,17 +141,24 @@ struct ParallelJob {
   bool wants_helper() const { return joined < max_helpers && next.load() < n; }
 };
 
-/// The process-wide pool behind parallel_for.
+/// The process-wide pool behind parallel_for once use_worker_pool() was called.
 class WorkerPool {
  public:
   /// How long a worker that has finished its tasks keeps looking for new ones
-  /// (yielding its core between looks) before it sleeps: a sleeping worker is
-  /// woken on its waker's core (see Placement), a looking one is already
-  /// running elsewhere. srs's parallel sections follow each other within a few
+  /// before it sleeps (WorkerPoolOptions::spin): a sleeping worker is woken on
+  /// its waker's core (see Placement), a looking one is already running
+  /// elsewhere. srs's parallel sections follow each other within a few
   /// milliseconds (a user's folds, then ICI's LOWESS).
-  static constexpr std::chrono::milliseconds spin{5};
+  static std::chrono::microseconds spin() { return std::chrono::microseconds(ParallelSettings::get().spin_us.load()); }
+
+  /// True once the pool exists (its first use), for tests.
+  static std::atomic<bool>& created() {
+    static std::atomic<bool> c{false};
+    return c;
+  }
 
   static WorkerPool& shared() {
+    created() = true;
     static WorkerPool pool;
     return pool;
   }
@@ -184,7 +220,7 @@ class WorkerPool {
         // Look for new tasks for a while (spin), then sleep until woken.
         const unsigned long seen = posted_.load();
         lock.unlock();
-        const auto until = std::chrono::steady_clock::now() + spin;
+        const auto until = std::chrono::steady_clock::now() + spin();
         while (posted_.load() == seen && std::chrono::steady_clock::now() < until) std::this_thread::yield();
         lock.lock();
         wake_.wait(lock, [&] { return stop_ || (job = find_job()) != nullptr; });
@@ -209,11 +245,43 @@ class WorkerPool {
   bool stop_ = false;
 };
 
+/// Runs `job` on the calling thread (slot 0) and on helper threads started for it, then joined.
+inline void run_with_plain_threads(ParallelJob& job) {
+  std::vector<std::thread> helpers;
+  helpers.reserve(job.max_helpers);
+  try {
+    for (unsigned k = 1; k <= job.max_helpers; ++k) helpers.emplace_back([&job, k] { job.work(k); });
+  } catch (...) {
+    // No more threads to be had (std::system_error): the caller and the helpers started do the work.
+  }
+  job.work(0);
+  for (std::thread& t : helpers) t.join();
+}
+
 }  // namespace detail
 
+/// Makes parallel_for use a process-wide pool of parked workers, placed on
+/// other cores and spinning briefly between bursts (see the file comment).
+/// For programs that own the machine, such as srs-bench; an application
+/// embedding the library keeps the default (plain threads per call).
+inline void use_worker_pool(const WorkerPoolOptions& options = {}) {
+  detail::ParallelSettings& s = detail::ParallelSettings::get();
+  s.placement = options.placement;
+  s.spin_us = std::chrono::duration_cast<std::chrono::microseconds>(options.spin).count();
+  s.pool = true;
+}
+
+/// Back to the default: helper threads started and joined per call (a pool
+/// already started stays parked, unused).
+inline void use_plain_threads() { detail::ParallelSettings::get().pool = false; }
+
+/// True if parallel_for uses the worker pool (use_worker_pool()).
+inline bool using_worker_pool() { return detail::ParallelSettings::get().pool.load(); }
+
 /// Runs body(task, slot) for task = 0..n-1 on the calling thread and up to
-/// `threads - 1` pooled helpers (see the file comment); returns when all are
-/// done. threads <= 1 or n <= 1: every task on the calling thread, in order.
+/// `threads - 1` helpers — plain threads for this call, or pooled workers after
+/// use_worker_pool() (see the file comment); returns when all are done.
+/// threads <= 1 or n <= 1: every task on the calling thread, in order.
 template <class Body>
 void parallel_for(std::size_t n, unsigned threads, Body&& body) {
   if (n == 0) return;
@@ -223,7 +291,13 @@ void parallel_for(std::size_t n, unsigned threads, Body&& body) {
   using B = std::remove_reference_t<Body>;
   job.body = const_cast<void*>(static_cast<const void*>(std::addressof(body)));
   job.run = [](void* b, std::size_t task, unsigned slot) { (*static_cast<B*>(b))(task, slot); };
-  detail::WorkerPool::shared().run(job);
+  if (job.max_helpers == 0) {
+    job.work(0);
+  } else if (using_worker_pool()) {
+    detail::WorkerPool::shared().run(job);
+  } else {
+    detail::run_with_plain_threads(job);
+  }
   if (job.error) std::rethrow_exception(job.error);
 }
 
