@@ -7,7 +7,9 @@ the oracle for srs::eval's metrics.
 Run with an interpreter that has NumPy, pandas and scikit-learn (on Debian:
 /usr/bin/python3):
 
-    /usr/bin/python3 tests/tools/gen_metrics_golden.py > tests/eval/metrics_golden.ipp
+    /usr/bin/python3 tests/tools/gen_metrics_golden.py            # rewrite tests/eval/metrics_golden.ipp
+    /usr/bin/python3 tests/tools/gen_metrics_golden.py --check    # exit 1 if it is out of date
+(the convention of every generator: tests/tools/golden.py)
 
 How each value is computed:
 - LogLoss: NumPy, directly with the formula of scikit-learn >= 1.5
@@ -25,6 +27,17 @@ import numpy as np
 import pandas as pd
 import sklearn
 from sklearn.metrics import roc_auc_score
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+import golden  # noqa: E402  (tests/tools/golden.py: rewrite or --check)
+
+_generated = io.StringIO()
+_capture = contextlib.redirect_stdout(_generated)
+_capture.__enter__()
 
 EPS = np.finfo(np.float64).eps
 
@@ -147,3 +160,8 @@ hb, hn = rmse_bins(hand)
 print("// RMSE(bins) of the hand-worked example (pandas groupby): %d bins." % hn)
 print("inline constexpr double metrics_golden_hand_rmse_bins = %s;" % r(hb))
 print("// NOLINTEND")
+
+_capture.__exit__(None, None, None)
+_outputs = golden.Outputs()
+_outputs.write_file("tests/eval/metrics_golden.ipp", _generated.getvalue())
+sys.exit(_outputs.finish())

@@ -11,7 +11,7 @@ computed by CPython itself:
 Each table lives in its test file between the lines
 "// BEGIN GENERATED <name>" and "// END GENERATED <name>".
 
-Usage:
+Usage (the convention of every generator: tests/tools/golden.py):
   python3 tests/tools/gen_repr_golden.py          rewrite the tables in place
   python3 tests/tools/gen_repr_golden.py --check  exit 1 if a table is out of date
 """
@@ -23,7 +23,9 @@ import struct
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent.parent / "detail"  # the test files live in tests/detail
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import golden  # noqa: E402  (tests/tools/golden.py: rewrite or --check)
+
 SEED = 20240611
 
 
@@ -155,39 +157,12 @@ def dumps_table() -> list:
     return lines
 
 
-def replace_block(path: Path, name: str, body: list, check: bool) -> bool:
-    """Puts body between the markers of block name; returns True if it changed."""
-    begin, end = f"// BEGIN GENERATED {name}", f"// END GENERATED {name}"
-    old = path.read_text(encoding="utf-8").split("\n")
-    try:
-        i = next(k for k, line in enumerate(old) if line.strip().startswith(begin))
-        j = next(k for k, line in enumerate(old) if k > i and line.strip() == end)
-    except StopIteration:
-        sys.exit(f"{path}: markers for block '{name}' not found")
-    new = old[: i + 1] + body + old[j:]
-    if new == old:
-        return False
-    if not check:
-        path.write_text("\n".join(new), encoding="utf-8")
-    return True
-
-
 def main() -> int:
-    check = "--check" in sys.argv[1:]
-    stale = []
-    for file, name, body in [
-        ("number.test.cpp", "repr", repr_table()),
-        ("number.test.cpp", "round", round_table()),
-        ("json.test.cpp", "dumps", dumps_table()),
-    ]:
-        if replace_block(HERE / file, name, body, check):
-            stale.append(f"{file}:{name}")
-    if check and stale:
-        print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    if not check:
-        print("updated: " + (", ".join(stale) if stale else "nothing (already current)"))
-    return 0
+    outputs = golden.Outputs()
+    outputs.write_block("tests/detail/number.test.cpp", "repr", repr_table())
+    outputs.write_block("tests/detail/number.test.cpp", "round", round_table())
+    outputs.write_block("tests/detail/json.test.cpp", "dumps", dumps_table())
+    return outputs.finish()
 
 
 if __name__ == "__main__":

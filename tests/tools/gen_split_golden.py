@@ -6,7 +6,9 @@ boundaries, the oracle for srs::eval::TimeSeriesSplit (pipeline.md §3).
 Run with an interpreter that has scikit-learn (on Debian: /usr/bin/python3
 with python3-sklearn):
 
-    /usr/bin/python3 tests/tools/gen_split_golden.py > tests/eval/split_golden.ipp
+    /usr/bin/python3 tests/tools/gen_split_golden.py            # rewrite tests/eval/split_golden.ipp
+    /usr/bin/python3 tests/tools/gen_split_golden.py --check    # exit 1 if it is out of date
+(the convention of every generator: tests/tools/golden.py)
 
 For each (n, n_splits) it checks that every training set is 0..test_begin-1
 and every test set is test_begin..test_end-1 (consecutive), then writes one
@@ -16,6 +18,17 @@ scikit-learn rejects with a ValueError.
 import numpy as np
 import sklearn
 from sklearn.model_selection import TimeSeriesSplit
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+import golden  # noqa: E402  (tests/tools/golden.py: rewrite or --check)
+
+_generated = io.StringIO()
+_capture = contextlib.redirect_stdout(_generated)
+_capture.__enter__()
 
 NS = [6, 7, 8, 11, 12, 13, 17, 59, 100, 101, 1001, 3055, 65537]
 SPLITS = [2, 3, 5]
@@ -60,3 +73,8 @@ print("inline const std::vector<std::pair<std::size_t, std::size_t>> split_golde
 print("    " + ", ".join("{%d, %d}" % e for e in errors) + ",")
 print("};")
 print("// NOLINTEND")
+
+_capture.__exit__(None, None, None)
+_outputs = golden.Outputs()
+_outputs.write_file("tests/eval/split_golden.ipp", _generated.getvalue())
+sys.exit(_outputs.finish())

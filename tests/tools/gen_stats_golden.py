@@ -6,7 +6,9 @@
 
 Run with Debian's interpreter (NumPy 1.24, SciPy 1.10):
 
-    /usr/bin/python3 tests/tools/gen_stats_golden.py > tests/stats/stats_golden.ipp
+    /usr/bin/python3 tests/tools/gen_stats_golden.py            # rewrite tests/stats/stats_golden.ipp
+    /usr/bin/python3 tests/tools/gen_stats_golden.py --check    # exit 1 if it is out of date
+(the convention of every generator: tests/tools/golden.py)
 
 What each table holds and how it is obtained:
 - randint: numpy.random.RandomState(seed).randint(0, n, size) — the index
@@ -42,6 +44,17 @@ import sys
 import numpy as np
 import scipy
 import scipy.stats as st
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+import golden  # noqa: E402  (tests/tools/golden.py: rewrite or --check)
+
+_generated = io.StringIO()
+_capture = contextlib.redirect_stdout(_generated)
+_capture.__enter__()
 
 OUT = []
 
@@ -478,3 +491,8 @@ emit()
 emit("}  // namespace stats_golden")
 emit("// NOLINTEND")
 print("\n".join(OUT))
+
+_capture.__exit__(None, None, None)
+_outputs = golden.Outputs()
+_outputs.write_file("tests/stats/stats_golden.ipp", _generated.getvalue())
+sys.exit(_outputs.finish())
