@@ -20,6 +20,7 @@
 //   * --html writes one self-contained page (no external resource) with one
 //     SVG chart per model with calibration data plus three heatmaps, and says
 //     which model has no calibration data.
+// (The library under the program: tests/report/.)
 #include <cmath>        // std::isnan
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
@@ -38,7 +39,7 @@
 #include <srs/stats/summary.hpp>       // srs::stats::weighted_mean
 #include <srs/stats/superiority.hpp>   // srs::stats::superiority_matrix
 
-#include "stats/report_support.hpp"
+#include "support/report_support.hpp"
 
 namespace {
 
