@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// srs-bench's model registry: the runners of the --model flags, and the
-// neural models' --pretrain-users. The tables are in srs_bench/models_*.cpp.
+// srs-bench's model lookup: the models of the registry (srs/eval/registry.hpp:
+// names, whether they are trained, parameter counts) and the runners of the
+// --model flags, from the tables in srs_bench/models_*.cpp; the neural models'
+// --pretrain-users.
 #include "srs_bench.hpp"
 
 #include <srs/core/error.hpp>       // srs::Error, srs::NotEnoughData
 #include <srs/data/preprocess.hpp>  // data::preprocess, data::PreprocessOptions
+#include <srs/eval/registry.hpp>    // eval::benchmark_models, eval::find_benchmark_model, eval::ModelKind
 
 #include <algorithm>  // std::none_of
 #include <array>      // std::array
@@ -16,17 +19,60 @@
 namespace srs_bench {
 namespace {
 
-/// Every model, in the order of the benchmark's tables.
+/// Every runnable model, in the order of the benchmark's tables.
 std::array<std::span<const ModelEntry>, 3> model_tables() { return {fsrs_models(), classic_models(), neural_models()}; }
 
+/// The registry's models, comma-separated.
 std::string model_names() {
   std::string s;
-  for (const std::span<const ModelEntry> table : model_tables())
-    for (const ModelEntry& e : table) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  for (const eval::BenchmarkModel& m : eval::benchmark_models()) s += (s.empty() ? "" : ", ") + std::string(m.name);
   return s;
 }
 
+/// The runner table entry of a registry model. The tables and the registry
+/// name the same models: a model in one and not the other is a bug of this
+/// program (Error, every run fails).
+const ModelEntry& entry_of(const eval::BenchmarkModel& model) {
+  std::size_t table_entries = 0;
+  const ModelEntry* found = nullptr;
+  for (const std::span<const ModelEntry> table : model_tables())
+    for (const ModelEntry& e : table) {
+      ++table_entries;
+      if (!eval::find_benchmark_model(e.name))
+        throw Error("srs-bench: model table entry '" + std::string(e.name) + "' is not in the registry");
+      if (e.name == model.name) found = &e;
+    }
+  if (!found) throw Error("srs-bench: registry model '" + std::string(model.name) + "' has no runner");
+  if (table_entries != eval::benchmark_models().size())
+    throw Error("srs-bench: the model tables and the registry differ in size");
+  return *found;
+}
+
 }  // namespace
+
+std::string model_help() {
+  constexpr std::size_t width = 80;
+  const std::string indent(22, ' ');
+  std::string out, line = "  --model NAME        ";
+  bool first_on_line = true;
+  auto flush = [&]() {
+    out += line + "\n";
+    line = indent;
+    first_on_line = true;
+  };
+  for (const eval::BenchmarkModel& m : eval::benchmark_models()) {
+    if (m.kind == eval::ModelKind::neural) continue;
+    const std::string word = std::string(m.name) + ",";
+    if (!first_on_line && line.size() + 1 + word.size() > width) flush();
+    line += (first_on_line ? "" : " ") + word;
+    first_on_line = false;
+  }
+  flush();
+  std::string neural;
+  for (const eval::BenchmarkModel& m : eval::benchmark_models())
+    if (m.kind == eval::ModelKind::neural) neural += (neural.empty() ? "" : ", ") + std::string(m.name);
+  return out + indent + neural + " (neural)\n";
+}
 
 std::vector<Runner> make_runners(const Options& o) {
   std::vector<Runner> out;
@@ -34,14 +80,11 @@ std::vector<Runner> make_runners(const Options& o) {
     const std::string name = eval::result_name(m, o.flags);
     for (const Runner& r : out)
       if (r.name == name) usage_error("model '" + m + "' is given twice");
-    const ModelEntry* entry = nullptr;
-    for (const std::span<const ModelEntry> table : model_tables())
-      for (const ModelEntry& e : table)
-        if (e.name == m) entry = &e;
-    if (!entry) usage_error("unknown model '" + m + "'; available: " + model_names());
-    if (!entry->trainable && (o.flags.defaults || o.flags.s0))
+    const eval::BenchmarkModel* model = eval::find_benchmark_model(m);
+    if (!model) usage_error("unknown model '" + m + "'; available: " + model_names());
+    if (!model->trained && (o.flags.defaults || o.flags.s0))
       usage_error("--default/--S0 apply to trained models, not " + m);
-    out.push_back(entry->make(name, o));
+    out.push_back(entry_of(*model).make(name, o));
   }
   return out;
 }

@@ -16,19 +16,19 @@ namespace srs_bench {
 
 std::span<const ModelEntry> classic_models() {
   static constexpr ModelEntry table[] = {
-      {"HLR", &make_model<models::Hlr>, true},
-      {"DASH", &make_model<models::Dash>, true},
-      {"DASH[MCM]", &make_model<models::DashMcm>, true},
-      {"DASH[ACT-R]", &make_model<models::DashActR>, true},
-      {"ACT-R", &make_model<models::ActR>, true},
-      {"SM-2", &make_model<models::Sm2>, false},
-      {"SM-2-trainable", &make_model<models::Sm2Trainable>, true},
-      {"Anki-SM-2", &make_untrained<models::AnkiSm2>, false},
-      {"Anki-SM-2-trainable", &make_model<models::AnkiSm2>, true},
-      {"Ebisu-v2", &make_model<models::EbisuV2>, false},
-      {"MOVING-AVG", &make_model<models::MovingAvg>, false},
-      {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>, false},
-      {"AVG", &make_model<models::Avg>, false},
+      {"HLR", &make_model<models::Hlr>},
+      {"DASH", &make_model<models::Dash>},
+      {"DASH[MCM]", &make_model<models::DashMcm>},
+      {"DASH[ACT-R]", &make_model<models::DashActR>},
+      {"ACT-R", &make_model<models::ActR>},
+      {"SM-2", &make_model<models::Sm2>},
+      {"SM-2-trainable", &make_model<models::Sm2Trainable>},
+      {"Anki-SM-2", &make_untrained<models::AnkiSm2>},
+      {"Anki-SM-2-trainable", &make_model<models::AnkiSm2>},
+      {"Ebisu-v2", &make_model<models::EbisuV2>},
+      {"MOVING-AVG", &make_model<models::MovingAvg>},
+      {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>},
+      {"AVG", &make_model<models::Avg>},
   };
   return table;
 }

@@ -9,10 +9,10 @@ namespace srs_bench {
 
 std::span<const ModelEntry> fsrs_models() {
   static constexpr ModelEntry table[] = {
-      {"FSRSv1", &make_model<models::Fsrs1>, true},     {"FSRSv2", &make_model<models::Fsrs2>, true},
-      {"FSRSv3", &make_model<models::Fsrs3>, true},     {"FSRSv4", &make_model<models::Fsrs4>, true},
-      {"FSRS-4.5", &make_model<models::Fsrs4_5>, true}, {"FSRS-5", &make_model<models::Fsrs5>, true},
-      {"FSRS-6", &make_model<models::Fsrs6>, true},     {"FSRS-rs", &make_model<models::FsrsRs>, true},
+      {"FSRSv1", &make_model<models::Fsrs1>},     {"FSRSv2", &make_model<models::Fsrs2>},
+      {"FSRSv3", &make_model<models::Fsrs3>},     {"FSRSv4", &make_model<models::Fsrs4>},
+      {"FSRS-4.5", &make_model<models::Fsrs4_5>}, {"FSRS-5", &make_model<models::Fsrs5>},
+      {"FSRS-6", &make_model<models::Fsrs6>},     {"FSRS-rs", &make_model<models::FsrsRs>},
   };
   return table;
 }

@@ -12,11 +12,11 @@ namespace srs_bench {
 
 std::span<const ModelEntry> neural_models() {
   static constexpr ModelEntry table[] = {
-      {"GRU", &make_model<models::Gru>, true, &pretrain_model<models::Gru>},
-      {"GRU-P", &make_model<models::GruP>, true, &pretrain_model<models::GruP>},
-      {"LSTM", &make_lstm, true, &pretrain_lstm},
-      {"Transformer", &make_model<models::Transformer>, true, &pretrain_model<models::Transformer>},
-      {"NN-17", &make_model<models::Nn17>, true, &pretrain_model<models::Nn17>},
+      {"GRU", &make_model<models::Gru>, &pretrain_model<models::Gru>},
+      {"GRU-P", &make_model<models::GruP>, &pretrain_model<models::GruP>},
+      {"LSTM", &make_lstm, &pretrain_lstm},
+      {"Transformer", &make_model<models::Transformer>, &pretrain_model<models::Transformer>},
+      {"NN-17", &make_model<models::Nn17>, &pretrain_model<models::Nn17>},
   };
   return table;
 }

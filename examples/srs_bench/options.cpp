@@ -12,7 +12,7 @@
 namespace srs_bench {
 namespace {
 
-constexpr const char* usage_text =
+constexpr const char* usage_head =
     R"(srs-bench: evaluate spaced-repetition memory models with the SRS benchmark protocol
 
 Usage:
@@ -37,12 +37,12 @@ Input:
   --demo-users N      number of simulated users for --demo (default 8)
 
 Models (repeatable; names as in the benchmark's tables):
-  --model NAME        FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5, FSRS-6,
-                      FSRS-rs, HLR, DASH, DASH[MCM], DASH[ACT-R], ACT-R, SM-2,
-                      SM-2-trainable, Anki-SM-2, Anki-SM-2-trainable, Ebisu-v2,
-                      MOVING-AVG, RMSE-BINS-EXPLOIT, AVG,
-                      GRU, GRU-P, LSTM, Transformer, NN-17 (neural)
-                      (default with --demo: FSRS-6 and AVG)
+)";
+
+// (between the two: the --model line with every model of srs/eval/registry.hpp, model_help())
+
+constexpr const char* usage_tail =
+    R"(                      (default with --demo: FSRS-6 and AVG)
 
 Protocol flags (as in the reference benchmark; they also name the result file):
   --short             include same-day reviews in the histories (suffix -short)
@@ -147,7 +147,7 @@ Options parse_args(int argc, char** argv) {
       return args[++k];
     };
     if (a == "--help" || a == "-h") {
-      std::cout << usage_text;
+      std::cout << usage_head << model_help() << usage_tail;
       std::exit(0);
     } else if (a == "--data") {
       o.data = value();

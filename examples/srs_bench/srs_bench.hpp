@@ -73,16 +73,20 @@ struct Runner {
   std::function<eval::UserResult(const data::Dataset&)> run;
 };
 
-/// A model srs-bench knows, by its benchmark name.
+/// How srs-bench runs a model of the registry (srs/eval/registry.hpp), by its benchmark name.
 struct ModelEntry {
   std::string_view name;
   Runner (*make)(const std::string& result_name, const Options& o);
-  bool trainable;  ///< --default/--S0 apply
   /// Neural models only: --pretrain-users (the one --model on these users, into --save-weights).
   void (*pretrain)(const Options& o, std::span<const data::Dataset> users) = nullptr;
 };
 
-/// The model tables, one per family and translation unit (so that they compile in parallel).
+/// The --model line of the usage text: every model of the registry, in its order,
+/// wrapped as the usage text is (the neural ones on a line of their own).
+std::string model_help();
+
+/// The model tables, one per family and translation unit (so that they compile in parallel);
+/// together they run exactly the models of the registry (eval::benchmark_models()).
 std::span<const ModelEntry> fsrs_models();     // srs_bench/models_fsrs.cpp
 std::span<const ModelEntry> classic_models();  // srs_bench/models_classic.cpp
 std::span<const ModelEntry> neural_models();   // srs_bench/models_neural.cpp (the LSTM: models_lstm.cpp)

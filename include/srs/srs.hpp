@@ -43,10 +43,18 @@
 #include <srs/eval/calibration.hpp>
 #include <srs/eval/evaluator.hpp>
 #include <srs/eval/metrics.hpp>
+#include <srs/eval/registry.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
 
 #include <srs/anki/revlog_builder.hpp>  // (srs/anki/collection.hpp needs SQLite: the anki component)
+
+#include <srs/report/colors.hpp>
+#include <srs/report/html.hpp>
+#include <srs/report/markdown.hpp>
+#include <srs/report/results.hpp>
+#include <srs/report/summary.hpp>
+#include <srs/report/text.hpp>
 
 #include <srs/sched/compat.hpp>
 #include <srs/sched/fit.hpp>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/format.hpp: the README's significant-digit rule (the
-// examples of pipeline.md §5), percentages, colours.
+// examples of pipeline.md §5) and percentages.
 #include <cmath>   // std::nan
 #include <limits>  // std::numeric_limits
 #include <string>  // std::string
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK
 
-#include <srs/stats/format.hpp>  // srs::stats::sigdig, leading_zeros, percent, fixed, Rgb
+#include <srs/stats/format.hpp>  // srs::stats::sigdig, leading_zeros, percent, fixed
 
 namespace stats = srs::stats;
 
@@ -38,10 +38,9 @@ TEST_CASE("stats: sigdig rule details") {
   CHECK(stats::sigdig(0.3, std::numeric_limits<double>::infinity()).ci == "nan");
 }
 
-TEST_CASE("stats: percent and colours") {
+TEST_CASE("stats: percent and fixed") {
   CHECK(stats::percent(0.667) == "66.7%");
   CHECK(stats::percent(1.0) == "100.0%");
   CHECK(stats::percent(0.0) == "0.0%");
   CHECK(stats::fixed(0.125, 2) == "0.12");  // glibc: the binary value, ties to even
-  CHECK(stats::Rgb{25, 152, 25}.hex() == "#199819");
 }

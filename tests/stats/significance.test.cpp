@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/significance.hpp: Wilcoxon signed-rank test and r, paired
-// t-test and Cohen's d, colour classes (pipeline.md §6).
+// t-test and Cohen's d, effect classes (pipeline.md §6).
 //
 //   * textbook examples: Student's sleep data (Cushny & Peebles, as in R's
 //     `sleep` data set): paired t = -4.0621, df = 9, p = 0.002833, and R's
@@ -11,8 +11,9 @@
 //   * SciPy goldens (stats_golden.ipp): wilcoxon(..., mode="approx") with and
 //     without correction on samples with ties and zero differences, and
 //     ttest_rel with Cohen's d;
-//   * the classes of the heatmaps: p > 0.01 grey; otherwise red/green by
-//     direction and dark/medium/light by size; NaN p grey.
+//   * the classes of the heatmaps: p > 0.01 not significant; otherwise worse /
+//     better by direction and small/medium/large by size; NaN p not
+//     significant (their colours: tests/report/colors.test.cpp).
 #include <cmath>    // std::sqrt, std::isnan, std::abs
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint32_t, std::uint64_t
@@ -22,7 +23,7 @@
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, CAPTURE, doctest::Approx
 
 #include <srs/core/error.hpp>          // srs::UsageError
-#include <srs/stats/significance.hpp>  // srs::stats::wilcoxon, paired_t_test, classify_effect, effect_color, Effect
+#include <srs/stats/significance.hpp>  // srs::stats::wilcoxon, paired_t_test, classify_effect, Effect
 
 #include "stats/stats_golden.ipp"
 
@@ -125,7 +126,7 @@ TEST_CASE("stats: significance edge cases") {
   CHECK_THROWS_AS(stats::paired_t_test(a, std::vector<double>{1.0}), srs::UsageError);
 }
 
-TEST_CASE("stats: colour classes of the Wilcoxon and t-test heatmaps") {
+TEST_CASE("stats: effect classes of the Wilcoxon and t-test heatmaps") {
   using E = stats::Effect;
   CHECK(stats::classify_effect(0.02, 0.9, 1.0) == E::not_significant);
   CHECK(stats::classify_effect(std::nan(""), 0.9, 1.0) == E::not_significant);
@@ -135,11 +136,4 @@ TEST_CASE("stats: colour classes of the Wilcoxon and t-test heatmaps") {
   CHECK(stats::classify_effect(0.001, 0.21, -1.0) == E::better_medium);
   CHECK(stats::classify_effect(0.001, 0.1, 0.0) == E::better_small);  // zero direction counts as better, as in §6
   CHECK(stats::classify_effect(0.001, 0.7, -0.01) == E::better_large);
-  CHECK(stats::effect_color(E::worse_large).hex() == "#8b0000");      // darkred
-  CHECK(stats::effect_color(E::worse_medium).hex() == "#ff0000");     // red
-  CHECK(stats::effect_color(E::worse_small).hex() == "#ff7f50");      // coral
-  CHECK(stats::effect_color(E::not_significant).hex() == "#c0c0c0");  // silver
-  CHECK(stats::effect_color(E::better_small).hex() == "#32cd32");     // limegreen
-  CHECK(stats::effect_color(E::better_medium).hex() == "#199819");
-  CHECK(stats::effect_color(E::better_large).hex() == "#006400");  // darkgreen
 }

@@ -8,8 +8,8 @@
 //   * superiority_matrix: the reference's loop on 5 models with ties (a model
 //     and its exact copy): ties go to the row model of the pair computed first,
 //     but a pair whose entry is exactly 0 after rounding is recomputed from the
-//     other side, where the ties then go to that side;
-//   * the colour: red (254, 13, 0) at 0.5% and below, green (45, 180, 0) at 100%.
+//     other side, where the ties then go to that side.
+// (The heatmap's colours: tests/report/colors.test.cpp.)
 #include <cmath>    // std::isnan, std::abs
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint32_t, std::uint64_t
@@ -20,7 +20,7 @@
 
 #include <srs/core/error.hpp>         // srs::UsageError
 #include <srs/stats/format.hpp>       // srs::stats::percent
-#include <srs/stats/superiority.hpp>  // srs::stats::round_pair, superiority_matrix, superiority_fraction, superiority_color
+#include <srs/stats/superiority.hpp>  // srs::stats::round_pair, superiority_matrix, superiority_fraction
 
 #include "stats/stats_golden.ipp"
 
@@ -97,14 +97,4 @@ TEST_CASE("stats: superiority of hand-made losses") {
   CHECK(q[0][1] == 0.0);
   CHECK(q[1][0] == 1.0);
   CHECK_THROWS_AS(stats::superiority_fraction(a, std::vector<double>{1.0}), srs::UsageError);
-}
-
-TEST_CASE("stats: superiority colour from red to green") {
-  // Clipped at 0.5%: sqrt(0.005 * 45^2 + 0.995 * 255^2) = 254.4, sqrt(0.005 * 180^2) = 12.7.
-  CHECK(stats::superiority_color(0.0) == stats::Rgb{254, 13, 0});
-  CHECK(stats::superiority_color(0.005) == stats::Rgb{254, 13, 0});
-  CHECK(stats::superiority_color(1.0) == stats::Rgb{45, 180, 0});
-  // Halfway: sqrt(0.5 (45^2 + 255^2)) = 183.1, sqrt(0.5 * 180^2) = 127.3.
-  CHECK(stats::superiority_color(0.5) == stats::Rgb{183, 127, 0});
-  CHECK(stats::superiority_color(1.0).hex() == "#2db400");
 }

@@ -28,13 +28,13 @@
 /// The operations follow statsmodels' order (NumPy pairwise sum for the
 /// normalising sum, plain loops for the fit), so the fitted values equal
 /// statsmodels' (0.13.5) to the last bit on the test cases
-/// (tests/stats/calibration.test.cpp; goldens from
+/// (tests/eval/calibration.test.cpp; goldens from
 /// tests/tools/gen_stats_golden.py). The points are sorted in the order of
 /// NumPy's np.argsort, ties included (srs/stats/argsort.hpp): when frac·n or
 /// more predictions are equal, the fit falls back to the y of the first of
 /// them, so the tie order matters. With it, the ICI of the reference's own
 /// predictions equals the reference's ICI on all 182 model/dataset pairs of
-/// ../shared/data/real (tests/stats/ici_real_data.test.cpp).
+/// ../shared/data/real (tests/eval/ici_real_data.test.cpp).
 ///
 /// **ICI** = (1/n) sum_i |yhat_i - p_i|, yhat = LOWESS of y on p with
 /// frac = 2/3, it = 0, delta = 0.01 (max p - min p), evaluated at every p

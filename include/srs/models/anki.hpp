@@ -54,6 +54,10 @@ struct AnkiSm2 {
   template <class T>
   using State = AnkiState<T>;
   static constexpr std::array<double, 7> defaults{1, 4, 2.5, 1.3, 1.2, 0, 1};
+  /// The parameters only Hard and Easy ratings reach: w1 (easy interval) and
+  /// w4 (hard interval). With --two_buttons they get no gradient (the
+  /// benchmark's "-binary" count is num_params minus these).
+  static constexpr std::array<std::size_t, 2> hard_easy_params{1, 4};
 
   double s_min = 0.01;
   double s_max = 36500;

@@ -418,6 +418,10 @@ struct FsrsBase {
 /// Laplace smoothing and the |s - s0|/16 term, within [secs_s_min, init_s_max].
 template <class Derived, std::size_t N>
 struct WithS0Fit : FsrsBase<Derived, N> {
+  /// The parameters initialize() sets: w0..w3 (all that TrainMode::initialize_only,
+  /// --S0, fits; the benchmark's parameter count of an "-S0" result).
+  static constexpr std::array<std::size_t, 4> initialized_params{0, 1, 2, 3};
+
   void initialize(std::span<double, N> w, const data::Dataset& d, std::span<const std::size_t> rows) const {
     const auto [groups, average] = detail::collect_s0_groups(d, rows);
     const std::array<double, N> def = this->default_params();
@@ -624,6 +628,11 @@ template <class Derived>
 struct Fsrs4Like : WithS0Fit<Derived, 17> {
   template <class T>
   using State = FsrsState<T>;
+  /// The parameters only Hard and Easy ratings reach: the initial stabilities
+  /// w1 (Hard) and w3 (Easy), the hard penalty w15 and the easy bonus w16. With
+  /// --two_buttons they get no gradient and keep their defaults (the benchmark's
+  /// "-binary" count is num_params minus these).
+  static constexpr std::array<std::size_t, 4> hard_easy_params{1, 3, 15, 16};
 
   template <class T>
   State<T> init(std::span<const T, 17> w, data::Step first) const {
@@ -752,6 +761,11 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
   static constexpr double default_s_min = 0.01;
   template <class T>
   using State = FsrsState<T>;
+  /// The parameters only Hard and Easy ratings reach: the initial stabilities
+  /// w1 (Hard) and w3 (Easy), the hard penalty w15 and the easy bonus w16. With
+  /// --two_buttons they get no gradient and keep their defaults (the benchmark's
+  /// "-binary" count is num_params minus these).
+  static constexpr std::array<std::size_t, 4> hard_easy_params{1, 3, 15, 16};
   static constexpr std::array<double, 19> defaults{0.40255, 1.18385, 3.173,  15.69105, 7.1949, 0.5345, 1.4604,
                                                    0.0046,  1.54575, 0.1192, 1.01925,  1.9395, 0.11,   0.29605,
                                                    2.2698,  0.2315,  2.9898, 0.51655,  0.6621};
@@ -832,6 +846,11 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   static constexpr double default_s_min = 0.001;
   template <class T>
   using State = FsrsState<T>;
+  /// The parameters only Hard and Easy ratings reach: the initial stabilities
+  /// w1 (Hard) and w3 (Easy), the hard penalty w15 and the easy bonus w16. With
+  /// --two_buttons they get no gradient and keep their defaults (the benchmark's
+  /// "-binary" count is num_params minus these).
+  static constexpr std::array<std::size_t, 4> hard_easy_params{1, 3, 15, 16};
 
   /// Default parameters: the medians over the 10k users of anki-revlogs-10k.
   static constexpr std::array<double, 21> defaults{0.212,  1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194,

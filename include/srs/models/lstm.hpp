@@ -369,6 +369,19 @@ inline double piecewise_linear_lr(double start, double middle, double end, int w
 struct Lstm : NeuralBase<Lstm, 8869> {
   static constexpr std::size_t num_params = 8869;
   static constexpr std::string_view name = "LSTM";
+  /// The parameters only Hard and Easy ratings reach: the first layer's
+  /// weights of the one-hot features of rating 2 (feature 3) and rating 4
+  /// (feature 5), 2 per hidden unit. With --two_buttons those features are 0
+  /// and these weights get no gradient (the benchmark's "-binary" count is
+  /// num_params minus these).
+  static constexpr std::array<std::size_t, 40> hard_easy_params = [] {
+    std::array<std::size_t, 40> a{};
+    for (std::size_t o = 0; o < 20; ++o) {
+      a[2 * o] = detail::LstmOffsets::w0 + 6 * o + 3;
+      a[2 * o + 1] = detail::LstmOffsets::w0 + 6 * o + 5;
+    }
+    return a;
+  }();
   static constexpr bool share_prefix = true;
   static constexpr bool next_interval = false;
   using Batch = detail::PackedBatch<6>;

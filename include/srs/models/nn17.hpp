@@ -171,6 +171,12 @@ struct Nn17StepTape {
 struct Nn17 : NeuralBase<Nn17, 39> {
   static constexpr std::size_t num_params = 39;
   static constexpr std::string_view name = "NN-17";
+  /// The parameters only Hard and Easy ratings reach: S0 and D0 of a first
+  /// Hard (index 1) and a first Easy (index 3). With --two_buttons they get no
+  /// gradient (the benchmark's "-binary" count is num_params minus these).
+  static constexpr std::array<std::size_t, 4> hard_easy_params{detail::Nn17Offsets::s0 + 1, detail::Nn17Offsets::s0 + 3,
+                                                               detail::Nn17Offsets::d0 + 1,
+                                                               detail::Nn17Offsets::d0 + 3};
   static constexpr bool share_prefix = true;
   static constexpr bool next_interval = false;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/format.hpp
 /// How the README prints statistics (pipeline.md §5, §6): the significant-
-/// digit rule of "mean ± CI", percentages of the superiority matrix, and the
-/// RGB colours shared by the report's heatmaps.
+/// digit rule of "mean ± CI" and the percentages of the superiority matrix.
+/// (The heatmaps' colours are the report's: srs/report/colors.hpp.)
 ///
 /// **sigdig** (the newest evaluate.py):
 ///
@@ -70,17 +70,5 @@ inline MeanCi sigdig(double mean, double ci) {
 
 /// A superiority cell as the reference prints it: "{100 P:.1f}%".
 inline std::string percent(double p) { return fixed(100.0 * p, 1) + "%"; }
-
-/// An sRGB colour.
-struct Rgb {
-  int r = 0, g = 0, b = 0;
-  /// "#rrggbb".
-  std::string hex() const {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", r & 0xFF, g & 0xFF, b & 0xFF);
-    return std::string(buf, 7);
-  }
-  friend bool operator==(const Rgb&, const Rgb&) = default;
-};
 
 }  // namespace srs::stats

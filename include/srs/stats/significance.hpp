@@ -2,7 +2,7 @@
 /// @file srs/stats/significance.hpp
 /// Paired comparisons of two models over the same users (pipeline.md §6):
 /// the Wilcoxon signed-rank test with its effect size r, the paired t-test
-/// with Cohen's d, and the README's colour classes. x and y are the two
+/// with Cohen's d, and the classes of effects the README colours. x and y are the two
 /// models' per-user LogLoss, aligned by user id (stats/pairing.hpp); the
 /// statistics are unweighted, as in the reference.
 ///
@@ -29,11 +29,11 @@
 ///   Cohen's d = |mean x - mean y| / sqrt((s_x^2 + s_y^2) / 2),  s = sample sd (ddof 1)
 ///   direction = mean x - mean y
 ///
-/// **Colour classes** (both tests): not significant if p > 0.01 (grey);
-/// otherwise by direction (row worse: red shades; row better: green shades)
-/// and size (> 0.5 large, > 0.2 medium, else small). The reference compares
-/// `p > 0.01`, so a NaN p-value would count as significant there; srs counts
-/// it as not significant.
+/// **Effect classes** (both tests): not significant if p > 0.01; otherwise
+/// by direction (row worse / row better) and size (> 0.5 large, > 0.2
+/// medium, else small). The reference compares `p > 0.01`, so a NaN p-value
+/// would count as significant there; srs counts it as not significant. (The
+/// heatmaps' colours of the classes are the report's: srs/report/colors.hpp.)
 #pragma once
 
 #include <algorithm>    // std::sort, std::min
@@ -48,7 +48,6 @@
 
 #include <srs/core/error.hpp>           // srs::UsageError
 #include <srs/stats/distributions.hpp>  // norm_sf, student_t_sf
-#include <srs/stats/format.hpp>         // Rgb
 #include <srs/stats/summary.hpp>        // sum, mean, sample_sd, sample_variance
 
 namespace srs::stats {
@@ -183,16 +182,16 @@ inline TTestResult paired_t_test(std::span<const double> x, std::span<const doub
   return r;
 }
 
-/// The seven colour classes of the README's Wilcoxon and t-test heatmaps, in
-/// the reference's colormap order.
+/// The seven classes of a paired comparison (the README's Wilcoxon and t-test
+/// heatmaps colour them), in the reference's colormap order.
 enum class Effect : int {
-  worse_large = 0,  ///< darkred
-  worse_medium,     ///< red
-  worse_small,      ///< coral
-  not_significant,  ///< silver
-  better_small,     ///< limegreen
-  better_medium,    ///< #199819
-  better_large,     ///< darkgreen
+  worse_large = 0,  ///< significant, row worse, size > 0.5
+  worse_medium,     ///< significant, row worse, size in (0.2, 0.5]
+  worse_small,      ///< significant, row worse, size <= 0.2
+  not_significant,  ///< p > alpha (or NaN)
+  better_small,     ///< significant, row better, size <= 0.2
+  better_medium,    ///< significant, row better, size in (0.2, 0.5]
+  better_large,     ///< significant, row better, size > 0.5
 };
 
 /// The class of a comparison: not significant if !(p <= alpha); otherwise
@@ -203,14 +202,6 @@ inline Effect classify_effect(double p_value, double size, double direction, dou
   const int grade = size > 0.5 ? 2 : (size > 0.2 ? 1 : 0);  // 0 small, 1 medium, 2 large
   if (direction > 0) return static_cast<Effect>(2 - grade);
   return static_cast<Effect>(4 + grade);
-}
-
-/// The reference's colours of the classes: darkred, red, coral, silver,
-/// limegreen, #199819, darkgreen.
-inline Rgb effect_color(Effect e) {
-  static constexpr std::array<Rgb, 7> colors{
-      {{139, 0, 0}, {255, 0, 0}, {255, 127, 80}, {192, 192, 192}, {50, 205, 50}, {25, 152, 25}, {0, 100, 0}}};
-  return colors[static_cast<std::size_t>(e)];
 }
 
 /// A short English name of a class ("row worse, large effect", ...).

@@ -24,21 +24,15 @@
 ///   the up/down pair only if its error is strictly smaller, else down/up.
 /// All in double, in this order, as the reference computes it.
 ///
-/// Colour: the reference's colormap runs from red (255, 0, 0) to green
-/// (45, 180, 0), mixing the squares of the channels ("brighter than
-/// linear"): c(pos) = sqrt(pos end^2 + (1 - pos) start^2) per channel, with
-/// pos = clip(P, 0.005, 1). (The reference samples this formula at 256
-/// points; srs evaluates it directly.)
+/// (The heatmap's colours are the report's: srs/report/colors.hpp.)
 #pragma once
 
-#include <algorithm>  // std::clamp
-#include <cmath>      // std::ceil, std::floor, std::abs, std::sqrt, std::nearbyint, std::isnan
-#include <cstddef>    // std::size_t
-#include <limits>     // std::numeric_limits
-#include <vector>     // std::vector
+#include <cmath>    // std::ceil, std::floor, std::abs
+#include <cstddef>  // std::size_t
+#include <limits>   // std::numeric_limits
+#include <vector>   // std::vector
 
-#include <srs/core/error.hpp>    // srs::UsageError
-#include <srs/stats/format.hpp>  // Rgb
+#include <srs/core/error.hpp>  // srs::UsageError
 
 namespace srs::stats {
 
@@ -93,16 +87,6 @@ inline std::vector<std::vector<double>> superiority_matrix(const std::vector<std
   }
   for (std::size_t i = 0; i < k; ++i) p[i][i] = std::numeric_limits<double>::quiet_NaN();
   return p;
-}
-
-/// The heatmap colour of a superiority share P (see the file comment).
-inline Rgb superiority_color(double p) {
-  const double pos = std::isnan(p) ? 0.005 : std::clamp(p, 0.005, 1.0);
-  constexpr double start[3] = {255, 0, 0}, end[3] = {45, 180, 0};
-  int c[3];
-  for (int k = 0; k < 3; ++k)
-    c[k] = static_cast<int>(std::nearbyint(std::sqrt(pos * end[k] * end[k] + (1.0 - pos) * start[k] * start[k])));
-  return {c[0], c[1], c[2]};
 }
 
 }  // namespace srs::stats

@@ -49,7 +49,7 @@ bool read_raw(const fs::path& file, std::vector<double>& p, std::vector<double>&
 
 }  // namespace
 
-TEST_CASE("stats: ICI of the reference's raw predictions equals the reference's ICI") {
+TEST_CASE("calibration: ICI of the reference's raw predictions equals the reference's ICI") {
   const fs::path real = SRS_REAL_DATA_DIR;
   const fs::path results = real / "reference" / "results.json";
   if (!fs::exists(results)) {

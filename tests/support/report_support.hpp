@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Shared by the srs-report tests (srs_report.test.cpp, html_report.test.cpp):
-// a temporary folder, running a program with its output captured, and
+// Shared by the report tests (tests/report/: the library; tests/examples/
+// srs_report.test.cpp and html_report.test.cpp: the srs-report program): a
+// temporary folder, running a program with its output captured, and
 // synthetic result files in the benchmark's format whose metrics are computed
 // with the library's own metrics from seeded simulated predictions.
 #pragma once
@@ -26,7 +27,7 @@
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph, Ici
 #include <srs/eval/metrics.hpp>      // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
-#include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
+#include <support/temp_dir.hpp>      // srs::test::TempDir, sh_quote, read_file
 
 namespace report_test {
 

@@ -19,7 +19,11 @@
 //     (no calibration, a "parameters" field, an ICI metric) are read;
 //   * --html writes one self-contained page (no external resource) with one
 //     SVG chart per model with calibration data plus three heatmaps, and says
-//     which model has no calibration data.
+//     which model has no calibration data;
+//   * end to end: srs-bench (SRS_BENCH_EXE) on simulated users for SM-2
+//     --short, MOVING-AVG, FSRS-6 --fast, Anki-SM-2 and FSRS-6 --short
+//     --two_buttons --fast, then srs-report prints each name's parameter count.
+// (The library under the program: tests/report/.)
 #include <cmath>        // std::isnan
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
@@ -27,6 +31,7 @@
 #include <sstream>      // std::istringstream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE, MESSAGE
@@ -38,7 +43,7 @@
 #include <srs/stats/summary.hpp>       // srs::stats::weighted_mean
 #include <srs/stats/superiority.hpp>   // srs::stats::superiority_matrix
 
-#include "stats/report_support.hpp"
+#include "support/report_support.hpp"
 
 namespace {
 
@@ -363,5 +368,38 @@ TEST_CASE("report: srs-report's parameter counts by result name") {
     CAPTURE(name);
     const std::string row = row_of(r.out, "Weighted by number of reviews", name);
     CHECK(row.find(std::string(" | ") + count + " | ") != std::string::npos);
+  }
+}
+
+TEST_CASE("report: srs-report prints a parameter count for srs-bench's result names") {
+  // srs-bench on two small simulated users, one run per model and flags, then
+  // srs-report on the folder: each name gets its count, none "—".
+  TempDir tmp;
+  const fs::path dir = tmp.path / "result";
+  const std::pair<std::string, std::pair<const char*, const char*>> cases[] = {
+      {"--model SM-2 --short", {"SM-2-short", "0"}},
+      {"--model MOVING-AVG", {"MOVING-AVG", "0"}},
+      {"--model FSRS-6 --fast", {"FSRS-6-fast", "21"}},
+      {"--model Anki-SM-2", {"Anki-SM-2", "0"}},
+      {"--model FSRS-6 --short --two_buttons --fast", {"FSRS-6-binary-short-fast", "17"}},
+  };
+  for (const auto& [args, expected] : cases) {
+    CAPTURE(args);
+    const Run bench = run(tmp, SRS_BENCH_EXE,
+                          "--demo --demo-users 2 --threads 2 --quiet --out " + sh_quote(dir.string()) + " " + args);
+    REQUIRE_MESSAGE(bench.status == 0, bench.err);
+    CHECK(fs::exists(dir / (std::string(expected.first) + ".jsonl")));
+  }
+  const Run r = report(tmp, sh_quote(dir.string()) + " --no-paired --resamples 50 --no-html");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  for (const auto& [args, expected] : cases) {
+    const auto& [name, count] = expected;
+    CAPTURE(name);
+    for (const char* section : {"Weighted by number of reviews", "Weighted by number of users (unweighted)"}) {
+      const std::string row = row_of(r.out, section, name);
+      REQUIRE(!row.empty());
+      CHECK(row.find(std::string(" | ") + count + " | ") != std::string::npos);
+      CHECK(row.find(" | \u2014 | ") == std::string::npos);
+    }
   }
 }

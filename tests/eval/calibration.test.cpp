@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/eval/calibration.hpp (kept with the report's statistics, which
-// read its JSON): LOWESS, ICI and the calibration graph (pipeline.md §4).
+// Tests of srs/eval/calibration.hpp: LOWESS, ICI and the calibration graph
+// (pipeline.md §4).
 //
 //   * lowess: the fitted values of statsmodels' algorithm on seven cases —
 //     10 points, 200 points with the reference's delta, 300 points with tied x,
@@ -44,7 +44,7 @@ static_assert(srs::Metric<eval::Ici>);
 static_assert(srs::Metric<eval::CalibrationGraph<40>>);
 static_assert(srs::Metric<eval::CalibrationGraph<10>>);
 
-TEST_CASE("stats: lowess reproduces statsmodels' fitted values") {
+TEST_CASE("calibration: lowess reproduces statsmodels' fitted values") {
   for (const auto& c : stats_golden::lowess) {
     CAPTURE(c.name);
     eval::LowessOptions o;
@@ -60,7 +60,7 @@ TEST_CASE("stats: lowess reproduces statsmodels' fitted values") {
   }
 }
 
-TEST_CASE("stats: lowess by hand") {
+TEST_CASE("calibration: lowess by hand") {
   // A local linear fit reproduces a line, with or without delta.
   std::vector<double> x, y;
   for (int i = 0; i < 20; ++i) {
@@ -158,7 +158,7 @@ std::vector<double> direct_lowess(std::span<const double> x, std::span<const dou
 }
 }  // namespace
 
-TEST_CASE("stats: lowess's planned, interleaved, threaded fits equal one-at-a-time fits bit for bit") {
+TEST_CASE("calibration: lowess's planned, interleaved, threaded fits equal one-at-a-time fits bit for bit") {
   std::mt19937_64 gen(11);
   std::uniform_real_distribution<double> u(0, 1);
   std::size_t cases = 0, differ = 0;
@@ -195,7 +195,7 @@ TEST_CASE("stats: lowess's planned, interleaved, threaded fits equal one-at-a-ti
   CHECK(differ == 0);
 }
 
-TEST_CASE("stats: lowess's AVX2 fits equal its baseline fits bit for bit") {
+TEST_CASE("calibration: lowess's AVX2 fits equal its baseline fits bit for bit") {
   if (!eval::detail::lowess_has_avx2()) {
     MESSAGE("this CPU has no AVX2: lowess runs the baseline fits only");
     return;
@@ -228,7 +228,7 @@ TEST_CASE("stats: lowess's AVX2 fits equal its baseline fits bit for bit") {
   CHECK(differ == 0);
 }
 
-TEST_CASE("stats: ICI matches the golden values, as a function and as a metric") {
+TEST_CASE("calibration: ICI matches the golden values, as a function and as a metric") {
   for (const auto& c : stats_golden::ici) {
     const auto& p = stats_golden::lowess[c.lowess_case].x;
     const auto& y = stats_golden::lowess[c.lowess_case].y;
@@ -249,7 +249,7 @@ TEST_CASE("stats: ICI matches the golden values, as a function and as a metric")
   CHECK(*eval::ici(p, p) == doctest::Approx(0.0).epsilon(1e-12));
 }
 
-TEST_CASE("stats: calibration graph bins, MAE and JSON field") {
+TEST_CASE("calibration: calibration graph bins, MAE and JSON field") {
   CHECK(eval::CalibrationGraph<>::bin_of(0.0) == 0);
   CHECK(eval::CalibrationGraph<>::bin_of(0.024) == 0);
   CHECK(eval::CalibrationGraph<>::bin_of(0.025) == 1);
@@ -301,7 +301,7 @@ TEST_CASE("stats: calibration graph bins, MAE and JSON field") {
   CHECK_FALSE(eval::CalibrationGraph<>{}.value().has_value());
 }
 
-TEST_CASE("stats: calibration field errors") {
+TEST_CASE("calibration: calibration field errors") {
   auto bad = [](const char* text) { return eval::calibration_from_json(json::parse(text)); };
   CHECK_THROWS_AS(bad("[]"), json::ValueError);
   CHECK_THROWS_AS(bad(R"({"n": [1], "p": [0.5], "y": [1]})"), json::ValueError);

@@ -23,7 +23,7 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, MESSAGE
 
-#include "stats/report_support.hpp"
+#include "support/report_support.hpp"
 
 namespace {
 

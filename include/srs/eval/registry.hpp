@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/eval/registry.hpp
+/// The benchmark's models by name, and the parameter count of every result
+/// name: the one list that srs-bench's --model lookup and --help, and
+/// srs-report's Parameters column (srs/report/) use.
+///
+/// **Models.** benchmark_models() names every model srs-bench runs
+/// (`--model NAME`, the first part of a result name), in the order of the
+/// benchmark's tables (the FSRS family, the other models, the neural ones),
+/// with what the model classes themselves say:
+///
+///   num_params          M::num_params, the size of the parameter vector
+///   initialized_params  M::initialized_params (the parameters the S0 fit,
+///                       `initialize`, sets: w0..w3 of FSRS v4 on); 0 without
+///   hard_easy_params    M::hard_easy_params (parameters that only Hard and
+///                       Easy ratings reach: w1, w3, w15, w16 of FSRS v4 on,
+///                       Anki's w1 and w4, NN-17's Hard/Easy S0 and D0, the
+///                       LSTM's first-layer weights of the rating-2 and
+///                       rating-4 features); 0 without
+///
+/// and whether srs-bench trains it per user (`trained`: --default and --S0
+/// apply). "Anki-SM-2" is Anki's SM-2 with its default parameters (the
+/// models::AnkiSm2 policy, untrained), "Anki-SM-2-trainable" the same policy
+/// trained.
+///
+/// **Parameter counts** (pipeline.md §5, models.md §13): the parameters
+/// fitted to a user's data, per partition.
+///
+///   not trained, or -default     0
+///   -S0                          initialized_params
+///   -binary                      num_params - hard_easy_params (FSRS-6: 21 - 4 = 17)
+///   -S0 and -binary              the initialized ones that are not Hard/Easy-only
+///   otherwise                    num_params
+///
+/// The other suffixes (-short, -secs, -recency, -equalize_test_with_non_secs,
+/// -preset / -deck: one parameter set per partition, -fast: batching) name how
+/// a model ran, not its parameters.
+///
+/// **Result names** (parse_result_name): srs-bench's, model + the suffixes of
+/// eval::result_name (eval/report.hpp), and the reference benchmark's own
+/// (pipeline.md §8): its model names "SM2", "SM2-trainable" and "Anki" (=
+/// SM-2, SM-2-trainable, Anki-SM-2-trainable), its older suffixes "-dry-run"
+/// (= -default) and "-pretrain" (= -S0), the suffixes that do not change the
+/// parameters (-duration, -no_test_same_day, -no_train_same_day,
+/// -train_equals_test, -dev, -sched_penalties), and the models srs does not
+/// have, with the reference README's counts: FSRS-7 (34; its -S0 fit sets 4)
+/// and FSRS-5-disable_short_term (17). Suffixes may come in any order, each
+/// at most once.
+#pragma once
+
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+
+#include <srs/data/dataset.hpp>  // data::PartitionBy
+#include <srs/eval/report.hpp>   // eval::RunFlags
+
+#include <srs/models/act_r.hpp>        // models::ActR
+#include <srs/models/anki.hpp>         // models::AnkiSm2
+#include <srs/models/avg.hpp>          // models::Avg
+#include <srs/models/dash.hpp>         // models::Dash, models::DashMcm, models::DashActR
+#include <srs/models/ebisu.hpp>        // models::EbisuV2
+#include <srs/models/fsrs.hpp>         // models::Fsrs1 ... models::Fsrs6
+#include <srs/models/fsrs_rs.hpp>      // models::FsrsRs
+#include <srs/models/hlr.hpp>          // models::Hlr
+#include <srs/models/lstm.hpp>         // models::Lstm
+#include <srs/models/nn17.hpp>         // models::Nn17
+#include <srs/models/online.hpp>       // models::MovingAvg, models::RmseBinsExploit
+#include <srs/models/rnn.hpp>          // models::Gru, models::GruP
+#include <srs/models/sm2.hpp>          // models::Sm2, models::Sm2Trainable
+#include <srs/models/transformer.hpp>  // models::Transformer
+
+namespace srs::eval {
+
+/// The groups of the benchmark's tables (srs-bench --help lists them in this order).
+enum class ModelKind {
+  fsrs,     ///< FSRS v1 to 6 and FSRS-rs
+  classic,  ///< the other non-neural models and the baselines
+  neural,   ///< GRU, GRU-P, LSTM, Transformer, NN-17 (--weights, --pretrain-users)
+};
+
+/// A model srs-bench runs, by its benchmark name (see the file comment).
+struct BenchmarkModel {
+  std::string_view name;  ///< --model NAME, the first part of the result name
+  ModelKind kind = ModelKind::classic;
+  bool trained = true;                    ///< trained per user (--default and --S0 apply)
+  std::size_t num_params = 0;             ///< M::num_params
+  std::size_t initialized_params = 0;     ///< M::initialized_params.size() (the -S0 fit)
+  std::size_t hard_easy_params = 0;       ///< M::hard_easy_params.size()
+  std::size_t initialized_hard_easy = 0;  ///< parameters in both lists
+};
+
+/// The entry of model class M under a benchmark name, from M's own declarations.
+template <class M>
+constexpr BenchmarkModel describe_model(std::string_view name, ModelKind kind, bool trained) {
+  BenchmarkModel b;
+  b.name = name;
+  b.kind = kind;
+  b.trained = trained;
+  b.num_params = M::num_params;
+  if constexpr (requires { M::initialized_params.size(); }) b.initialized_params = M::initialized_params.size();
+  if constexpr (requires { M::hard_easy_params.size(); }) {
+    b.hard_easy_params = M::hard_easy_params.size();
+    if constexpr (requires { M::initialized_params.size(); }) {
+      for (const std::size_t i : M::initialized_params)
+        for (const std::size_t j : M::hard_easy_params) b.initialized_hard_easy += i == j ? 1 : 0;
+    }
+  }
+  return b;
+}
+
+/// Every model srs-bench runs, in the order of the benchmark's tables.
+inline std::span<const BenchmarkModel> benchmark_models() {
+  using K = ModelKind;
+  static constexpr BenchmarkModel table[] = {
+      describe_model<models::Fsrs1>("FSRSv1", K::fsrs, true),
+      describe_model<models::Fsrs2>("FSRSv2", K::fsrs, true),
+      describe_model<models::Fsrs3>("FSRSv3", K::fsrs, true),
+      describe_model<models::Fsrs4>("FSRSv4", K::fsrs, true),
+      describe_model<models::Fsrs4_5>("FSRS-4.5", K::fsrs, true),
+      describe_model<models::Fsrs5>("FSRS-5", K::fsrs, true),
+      describe_model<models::Fsrs6>("FSRS-6", K::fsrs, true),
+      describe_model<models::FsrsRs>("FSRS-rs", K::fsrs, true),
+      describe_model<models::Hlr>("HLR", K::classic, true),
+      describe_model<models::Dash>("DASH", K::classic, true),
+      describe_model<models::DashMcm>("DASH[MCM]", K::classic, true),
+      describe_model<models::DashActR>("DASH[ACT-R]", K::classic, true),
+      describe_model<models::ActR>("ACT-R", K::classic, true),
+      describe_model<models::Sm2>("SM-2", K::classic, false),
+      describe_model<models::Sm2Trainable>("SM-2-trainable", K::classic, true),
+      describe_model<models::AnkiSm2>("Anki-SM-2", K::classic, false),
+      describe_model<models::AnkiSm2>("Anki-SM-2-trainable", K::classic, true),
+      describe_model<models::EbisuV2>("Ebisu-v2", K::classic, false),
+      describe_model<models::MovingAvg>("MOVING-AVG", K::classic, false),
+      describe_model<models::RmseBinsExploit>("RMSE-BINS-EXPLOIT", K::classic, false),
+      describe_model<models::Avg>("AVG", K::classic, false),
+      describe_model<models::Gru>("GRU", K::neural, true),
+      describe_model<models::GruP>("GRU-P", K::neural, true),
+      describe_model<models::Lstm>("LSTM", K::neural, true),
+      describe_model<models::Transformer>("Transformer", K::neural, true),
+      describe_model<models::Nn17>("NN-17", K::neural, true),
+  };
+  return table;
+}
+
+/// The model srs-bench runs as `name`, or nullptr.
+inline const BenchmarkModel* find_benchmark_model(std::string_view name) {
+  for (const BenchmarkModel& m : benchmark_models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+/// The parameters of `model` run with `flags` (see the file comment).
+constexpr std::size_t parameter_count(const BenchmarkModel& model, const RunFlags& flags) {
+  if (!model.trained || flags.defaults) return 0;
+  if (flags.s0) return model.initialized_params - (flags.two_buttons ? model.initialized_hard_easy : 0);
+  return model.num_params - (flags.two_buttons ? model.hard_easy_params : 0);
+}
+
+/// A model of the reference benchmark's result files that srs does not have,
+/// with the reference README's count.
+struct ReferenceModel {
+  std::string_view name;
+  std::size_t num_params = 0;
+  std::optional<std::size_t> initialized_params;  ///< its -S0 count, if known
+};
+
+/// The reference's models that srs does not have (see the file comment).
+inline std::span<const ReferenceModel> reference_only_models() {
+  static constexpr ReferenceModel table[] = {
+      {"FSRS-7", 34, 4},
+      {"FSRS-5-disable_short_term", 17, std::nullopt},
+  };
+  return table;
+}
+
+/// A result name read back: the model and the flags of its suffixes.
+struct ResultName {
+  const BenchmarkModel* model = nullptr;      ///< the benchmark model, or
+  const ReferenceModel* reference = nullptr;  ///< a model only the reference has
+  RunFlags flags;
+};
+
+namespace detail {
+
+/// The reference's names of benchmark models.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 3> reference_aliases{{
+    {"SM2", "SM-2"},
+    {"SM2-trainable", "SM-2-trainable"},
+    {"Anki", "Anki-SM-2-trainable"},
+}};
+
+/// What a suffix sets (each may appear once).
+enum class Suffix { defaults, s0, two_buttons, short_term, secs, recency, equalize, partitions, fast, neutral };
+
+struct SuffixInfo {
+  std::string_view text;
+  Suffix what;
+  data::PartitionBy partitions = data::PartitionBy::none;
+};
+
+inline constexpr SuffixInfo result_suffixes[] = {
+    {"-default", Suffix::defaults},
+    {"-dry-run", Suffix::defaults},
+    {"-S0", Suffix::s0},
+    {"-pretrain", Suffix::s0},
+    {"-binary", Suffix::two_buttons},
+    {"-short", Suffix::short_term},
+    {"-secs", Suffix::secs},
+    {"-recency", Suffix::recency},
+    {"-equalize_test_with_non_secs", Suffix::equalize},
+    {"-preset", Suffix::partitions, data::PartitionBy::preset},
+    {"-deck", Suffix::partitions, data::PartitionBy::deck},
+    {"-fast", Suffix::fast},
+    {"-duration", Suffix::neutral},
+    {"-no_test_same_day", Suffix::neutral},
+    {"-no_train_same_day", Suffix::neutral},
+    {"-train_equals_test", Suffix::neutral},
+    {"-dev", Suffix::neutral},
+    {"-sched_penalties", Suffix::neutral},
+};
+
+}  // namespace detail
+
+/// Reads a result name back (see the file comment): the model and the flags
+/// of its suffixes, or nothing for an unknown model or a repeated suffix.
+inline std::optional<ResultName> parse_result_name(std::string_view name) {
+  using detail::Suffix;
+  ResultName out;
+  bool seen[static_cast<std::size_t>(Suffix::neutral)] = {};
+  for (;;) {
+    if (const BenchmarkModel* m = find_benchmark_model(name)) {
+      out.model = m;
+      return out;
+    }
+    for (const auto& [alias, model] : detail::reference_aliases)
+      if (alias == name) {
+        out.model = find_benchmark_model(model);
+        return out;
+      }
+    for (const ReferenceModel& r : reference_only_models())
+      if (r.name == name) {
+        out.reference = &r;
+        return out;
+      }
+    const detail::SuffixInfo* found = nullptr;
+    for (const detail::SuffixInfo& s : detail::result_suffixes)
+      if (name.size() > s.text.size() && name.substr(name.size() - s.text.size()) == s.text) found = &s;
+    if (!found) return std::nullopt;
+    name.remove_suffix(found->text.size());
+    if (found->what == Suffix::neutral) continue;
+    bool& once = seen[static_cast<std::size_t>(found->what)];
+    if (once) return std::nullopt;
+    once = true;
+    RunFlags& f = out.flags;
+    switch (found->what) {
+      case Suffix::defaults:
+        f.defaults = true;
+        break;
+      case Suffix::s0:
+        f.s0 = true;
+        break;
+      case Suffix::two_buttons:
+        f.two_buttons = true;
+        break;
+      case Suffix::short_term:
+        f.short_term = true;
+        break;
+      case Suffix::secs:
+        f.secs = true;
+        break;
+      case Suffix::recency:
+        f.recency = true;
+        break;
+      case Suffix::equalize:
+        f.equalize = true;
+        break;
+      case Suffix::partitions:
+        f.partitions = found->partitions;
+        break;
+      case Suffix::fast:
+        f.fast = true;
+        break;
+      case Suffix::neutral:
+        break;
+    }
+  }
+}
+
+/// The parameter count of a result name (srs-bench's or the reference's), or
+/// nothing for an unknown model (or a count the reference does not give).
+inline std::optional<std::size_t> result_parameter_count(std::string_view name) {
+  const std::optional<ResultName> r = parse_result_name(name);
+  if (!r) return std::nullopt;
+  if (r->model) return parameter_count(*r->model, r->flags);
+  if (r->flags.defaults) return 0;
+  if (r->flags.two_buttons) return std::nullopt;
+  if (r->flags.s0) return r->reference->initialized_params;
+  return r->reference->num_params;
+}
+
+}  // namespace srs::eval

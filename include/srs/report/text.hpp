@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/report/text.hpp
+/// How the report writes its numbers and words, in Markdown and HTML alike:
+/// thousands separators, a table cell (stats::sigdig's "mean±CI"), the
+/// Parameters column (eval::result_parameter_count), the paired tests'
+/// numbers and verdicts.
+#pragma once
+
+#include <cmath>        // std::isnan, std::isfinite
+#include <cstddef>      // std::size_t
+#include <cstdio>       // std::snprintf
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+
+#include <srs/eval/registry.hpp>       // srs::eval::result_parameter_count
+#include <srs/report/summary.hpp>      // Cell
+#include <srs/stats/format.hpp>        // srs::stats::fixed, sigdig
+#include <srs/stats/significance.hpp>  // srs::stats::Effect
+
+namespace srs::report {
+
+/// A whole number with thousands separators: 9999 -> "9,999" (rounded to an integer first).
+inline std::string with_commas(double v) {
+  // Built forwards (GCC 12 warns falsely, -Wrestrict, on std::string::insert here).
+  const std::string digits = stats::fixed(v, 0);
+  std::string out;
+  const std::size_t lead = digits[0] == '-' ? 1 : 0;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > lead && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+/// A table cell: "mean±CI" by the significant-digit rule, "—" without a value.
+inline std::string cell_text(const Cell& c) {
+  if (c.users == 0 || std::isnan(c.mean)) return "\u2014";
+  return stats::sigdig(c.mean, c.half_width).str();
+}
+
+/// The Parameters column of a result name: its count, "—" for an unknown model.
+inline std::string param_text(std::string_view result_name) {
+  const auto n = eval::result_parameter_count(result_name);
+  return n ? std::to_string(*n) : "\u2014";
+}
+
+/// x with `decimals` decimals, "nan" when not finite.
+inline std::string number(double x, int decimals) { return std::isfinite(x) ? stats::fixed(x, decimals) : "nan"; }
+
+/// A p-value with 3 significant digits ("%.3g"), "nan" for NaN.
+inline std::string p_text(double p) {
+  if (std::isnan(p)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", p);
+  return buf;
+}
+
+/// The verdict of a class for the row model: "better", "worse" or "n.s.".
+inline std::string class_word(stats::Effect e) {
+  if (e == stats::Effect::not_significant) return "n.s.";
+  return static_cast<int>(e) < 3 ? "worse" : "better";
+}
+
+}  // namespace srs::report

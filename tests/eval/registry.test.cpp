@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// Tests of srs/eval/registry.hpp, the benchmark's models and the parameter
+// count of every result name:
+//
+//   * the models, in srs-bench's order, with the counts the model classes
+//     declare (num_params; FSRS v4 on: the S0 fit's 4 and 4 Hard/Easy-only
+//     parameters; FSRS-rs as FSRS-6; Anki, NN-17 and the LSTM's Hard/Easy-only
+//     parameters), and which are trained;
+//   * every name srs-bench can write: each model x every flag combination
+//     srs-bench accepts (--default / --S0 only for trained models, each alone;
+//     --equalize_test_with_non_secs only with --secs; --partitions none,
+//     preset, deck; --short, --recency, --fast, --two_buttons on or off):
+//     eval::result_name's name reads back (parse_result_name) as the same
+//     model and flags, and result_parameter_count gives the count of the rule
+//     (0 untrained or -default, the S0 fit's with -S0, all but the Hard/Easy-
+//     only ones with -binary, else num_params) — never nothing, so srs-report
+//     never prints "—" for them;
+//   * the reference's own names: FSRS-6 21, FSRS-6-binary 17, FSRS-5-binary
+//     15, FSRS-6-dry-run 0, FSRS-5-pretrain 4, SM2 0, SM2-short 0,
+//     SM2-trainable 6, Anki 7, Anki-dry-run 0, GRU-P-short 297, FSRS-rs 21,
+//     FSRS-7 34, FSRS-5-disable_short_term 17, the neutral suffixes (-duration,
+//     -dev, ...); unknown models and repeated suffixes give nothing.
+#include <cstddef>      // std::size_t
+#include <optional>     // std::optional
+#include <set>          // std::set
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE
+
+#include <srs/data/dataset.hpp>   // srs::data::PartitionBy
+#include <srs/eval/registry.hpp>  // srs::eval::benchmark_models, find_benchmark_model, parameter_count, ...
+#include <srs/eval/report.hpp>    // srs::eval::RunFlags, result_name
+
+namespace {
+
+namespace eval = srs::eval;
+
+/// Every flag combination srs-bench accepts for a model (see the file comment).
+std::vector<eval::RunFlags> registry_flag_sets(bool trained) {
+  std::vector<eval::RunFlags> out;
+  for (int mode = 0; mode < (trained ? 3 : 1); ++mode)  // none, --default, --S0
+    for (int secs = 0; secs < 3; ++secs)                // none, --secs, --secs --equalize_test_with_non_secs
+      for (int partitions = 0; partitions < 3; ++partitions)
+        for (int bits = 0; bits < 16; ++bits) {
+          eval::RunFlags f;
+          f.defaults = mode == 1;
+          f.s0 = mode == 2;
+          f.secs = secs >= 1;
+          f.equalize = secs == 2;
+          f.partitions = partitions == 0   ? srs::data::PartitionBy::none
+                         : partitions == 1 ? srs::data::PartitionBy::preset
+                                           : srs::data::PartitionBy::deck;
+          f.short_term = bits & 1;
+          f.recency = bits & 2;
+          f.fast = bits & 4;
+          f.two_buttons = bits & 8;
+          out.push_back(f);
+        }
+  return out;
+}
+
+bool same_flags(const eval::RunFlags& a, const eval::RunFlags& b) {
+  return a.defaults == b.defaults && a.s0 == b.s0 && a.two_buttons == b.two_buttons && a.short_term == b.short_term &&
+         a.secs == b.secs && a.recency == b.recency && a.equalize == b.equalize && a.partitions == b.partitions &&
+         a.fast == b.fast;
+}
+
+std::optional<std::size_t> count_of(std::string_view name) { return eval::result_parameter_count(name); }
+
+}  // namespace
+
+TEST_CASE("registry: the models srs-bench runs, with the counts their classes declare") {
+  const std::vector<std::string> expected{"FSRSv1",
+                                          "FSRSv2",
+                                          "FSRSv3",
+                                          "FSRSv4",
+                                          "FSRS-4.5",
+                                          "FSRS-5",
+                                          "FSRS-6",
+                                          "FSRS-rs",
+                                          "HLR",
+                                          "DASH",
+                                          "DASH[MCM]",
+                                          "DASH[ACT-R]",
+                                          "ACT-R",
+                                          "SM-2",
+                                          "SM-2-trainable",
+                                          "Anki-SM-2",
+                                          "Anki-SM-2-trainable",
+                                          "Ebisu-v2",
+                                          "MOVING-AVG",
+                                          "RMSE-BINS-EXPLOIT",
+                                          "AVG",
+                                          "GRU",
+                                          "GRU-P",
+                                          "LSTM",
+                                          "Transformer",
+                                          "NN-17"};
+  std::vector<std::string> names;
+  for (const eval::BenchmarkModel& m : eval::benchmark_models()) names.emplace_back(m.name);
+  CHECK(names == expected);
+
+  struct Facts {
+    const char* name;
+    std::size_t params, initialized, hard_easy, both;
+    bool trained;
+    eval::ModelKind kind;
+  };
+  using K = eval::ModelKind;
+  const Facts facts[] = {
+      {"FSRSv1", 7, 0, 0, 0, true, K::fsrs},
+      {"FSRSv2", 14, 0, 0, 0, true, K::fsrs},
+      {"FSRSv3", 13, 0, 0, 0, true, K::fsrs},
+      {"FSRSv4", 17, 4, 4, 2, true, K::fsrs},
+      {"FSRS-4.5", 17, 4, 4, 2, true, K::fsrs},
+      {"FSRS-5", 19, 4, 4, 2, true, K::fsrs},
+      {"FSRS-6", 21, 4, 4, 2, true, K::fsrs},
+      {"FSRS-rs", 21, 4, 4, 2, true, K::fsrs},
+      {"HLR", 3, 0, 0, 0, true, K::classic},
+      {"DASH", 9, 0, 0, 0, true, K::classic},
+      {"DASH[MCM]", 9, 0, 0, 0, true, K::classic},
+      {"DASH[ACT-R]", 5, 0, 0, 0, true, K::classic},
+      {"ACT-R", 5, 0, 0, 0, true, K::classic},
+      {"SM-2", 0, 0, 0, 0, false, K::classic},
+      {"SM-2-trainable", 6, 0, 0, 0, true, K::classic},
+      {"Anki-SM-2", 7, 0, 2, 0, false, K::classic},
+      {"Anki-SM-2-trainable", 7, 0, 2, 0, true, K::classic},
+      {"Ebisu-v2", 0, 0, 0, 0, false, K::classic},
+      {"MOVING-AVG", 0, 0, 0, 0, false, K::classic},
+      {"RMSE-BINS-EXPLOIT", 0, 0, 0, 0, false, K::classic},
+      {"AVG", 0, 0, 0, 0, false, K::classic},
+      {"GRU", 39, 0, 0, 0, true, K::neural},
+      {"GRU-P", 297, 0, 0, 0, true, K::neural},
+      {"LSTM", 8869, 0, 40, 0, true, K::neural},
+      {"Transformer", 127, 0, 0, 0, true, K::neural},
+      {"NN-17", 39, 0, 4, 0, true, K::neural},
+  };
+  for (const Facts& f : facts) {
+    CAPTURE(f.name);
+    const eval::BenchmarkModel* m = eval::find_benchmark_model(f.name);
+    REQUIRE(m != nullptr);
+    CHECK(m->num_params == f.params);
+    CHECK(m->initialized_params == f.initialized);
+    CHECK(m->hard_easy_params == f.hard_easy);
+    CHECK(m->initialized_hard_easy == f.both);
+    CHECK(m->trained == f.trained);
+    CHECK(m->kind == f.kind);
+  }
+  CHECK(eval::find_benchmark_model("SM2") == nullptr);  // a reference name, not srs-bench's
+  CHECK(eval::find_benchmark_model("FSRS-6-short") == nullptr);
+}
+
+TEST_CASE("registry: every result name srs-bench can write has a parameter count") {
+  std::set<std::string> seen;
+  std::size_t names = 0;
+  for (const eval::BenchmarkModel& m : eval::benchmark_models()) {
+    for (const eval::RunFlags& f : registry_flag_sets(m.trained)) {
+      const std::string name = eval::result_name(m.name, f);
+      CAPTURE(name);
+      CHECK(seen.insert(name).second);  // distinct flags, distinct names
+      ++names;
+      const std::optional<eval::ResultName> parsed = eval::parse_result_name(name);
+      REQUIRE(parsed.has_value());
+      CHECK(parsed->model == &m);
+      CHECK(parsed->reference == nullptr);
+      CHECK(same_flags(parsed->flags, f));
+      // The rule of the file comment, from the model's declarations.
+      std::size_t expected = m.num_params - (f.two_buttons ? m.hard_easy_params : 0);
+      if (f.s0) expected = m.initialized_params - (f.two_buttons ? m.initialized_hard_easy : 0);
+      if (!m.trained || f.defaults) expected = 0;
+      const std::optional<std::size_t> count = count_of(name);
+      REQUIRE(count.has_value());
+      CHECK(*count == expected);
+      CHECK(*count == eval::parameter_count(m, f));
+    }
+  }
+  // 20 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 20 * 432 + 6 * 144);
+  // Spot checks.
+  CHECK(count_of("FSRS-6-short") == 21u);
+  CHECK(count_of("FSRS-6-short-fast") == 21u);
+  CHECK(count_of("FSRS-6-binary-short-fast") == 17u);
+  CHECK(count_of("FSRS-6-default-short") == 0u);
+  CHECK(count_of("FSRS-6-S0-short") == 4u);
+  CHECK(count_of("FSRS-6-S0-binary-short") == 2u);  // w0, w2: w1 and w3 see no first Hard or Easy
+  CHECK(count_of("FSRS-5-short-secs-recency-equalize_test_with_non_secs-preset-fast") == 19u);
+  CHECK(count_of("FSRS-rs-binary") == 17u);
+  CHECK(count_of("FSRSv3-binary") == 13u);
+  CHECK(count_of("FSRSv3-S0") == 0u);  // no S0 fit before v4: --S0 keeps the defaults
+  CHECK(count_of("SM-2-short") == 0u);
+  CHECK(count_of("MOVING-AVG") == 0u);
+  CHECK(count_of("Anki-SM-2") == 0u);
+  CHECK(count_of("Anki-SM-2-trainable-binary") == 5u);
+  CHECK(count_of("HLR-default") == 0u);
+  CHECK(count_of("GRU-S0") == 0u);
+  CHECK(count_of("LSTM-binary-short") == 8829u);
+  CHECK(count_of("NN-17-binary") == 35u);
+  CHECK(count_of("DASH[MCM]-short-deck") == 9u);
+}
+
+TEST_CASE("registry: the reference benchmark's own result names") {
+  const std::pair<const char*, std::size_t> known[] = {
+      {"FSRS-6", 21},
+      {"FSRS-6-short", 21},
+      {"FSRS-6-dry-run", 0},
+      {"FSRS-6-default", 0},
+      {"FSRS-6-pretrain", 4},
+      {"FSRS-5-pretrain", 4},
+      {"FSRS-6-binary", 17},
+      {"FSRS-5-binary", 15},
+      {"FSRS-6-preset", 21},
+      {"FSRS-6-deck", 21},
+      {"FSRS-6-recency", 21},
+      {"FSRS-5", 19},
+      {"FSRS-4.5", 17},
+      {"FSRSv4", 17},
+      {"FSRSv3", 13},
+      {"FSRSv2", 14},
+      {"FSRSv1", 7},
+      {"FSRS-rs", 21},
+      {"FSRS-7", 34},
+      {"FSRS-7-short-secs-recency-equalize_test_with_non_secs", 34},
+      {"FSRS-7-short-secs-equalize_test_with_non_secs-preset", 34},
+      {"FSRS-7-S0-sched_penalties-short", 4},
+      {"FSRS-7-default", 0},
+      {"FSRS-5-disable_short_term", 17},
+      {"SM2", 0},
+      {"SM2-short", 0},
+      {"SM2-trainable", 6},
+      {"Anki", 7},
+      {"Anki-dry-run", 0},
+      {"Anki-short", 7},
+      {"HLR-short", 3},
+      {"DASH-short", 9},
+      {"DASH[ACT-R]", 5},
+      {"ACT-R", 5},
+      {"Ebisu-v2", 0},
+      {"AVG", 0},
+      {"RMSE-BINS-EXPLOIT", 0},
+      {"GRU", 39},
+      {"GRU-P", 297},
+      {"GRU-P-short", 297},
+      {"LSTM-short-secs-duration-equalize_test_with_non_secs", 8869},
+      {"Transformer", 127},
+      {"NN-17", 39},
+      {"NN-17-no_test_same_day-no_train_same_day-train_equals_test-dev", 39},
+  };
+  for (const auto& [name, count] : known) {
+    CAPTURE(name);
+    CHECK(count_of(name) == count);
+  }
+  const eval::ResultName sm2 = eval::parse_result_name("SM2-short").value();
+  CHECK(sm2.model == eval::find_benchmark_model("SM-2"));
+  CHECK(sm2.flags.short_term);
+  const eval::ResultName anki = eval::parse_result_name("Anki-dry-run").value();
+  CHECK(anki.model == eval::find_benchmark_model("Anki-SM-2-trainable"));
+  CHECK(anki.flags.defaults);
+  const eval::ResultName fsrs7 = eval::parse_result_name("FSRS-7-short").value();
+  CHECK(fsrs7.model == nullptr);
+  REQUIRE(fsrs7.reference != nullptr);
+  CHECK(fsrs7.reference->name == "FSRS-7");
+
+  // Unknown models, repeated or conflicting suffixes, suffixes alone: nothing.
+  for (const char* name : {"My-model", "RWKV", "RWKV-P", "FSRS-6-short-short", "FSRS-6-default-dry-run",
+                           "FSRS-6-preset-deck", "-short", "", "FSRS-6-", "fsrs-6", "FSRS-7-binary"}) {
+    CAPTURE(name);
+    CHECK_FALSE(count_of(name).has_value());
+  }
+  CHECK_FALSE(eval::parse_result_name("FSRS-6-short-short").has_value());
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// Tests of srs/report/markdown.hpp and srs/report/text.hpp:
+//
+//   * the number words: thousands separators, cells by the significant-digit
+//     rule ("—" without a value), p-values, verdicts, the Parameters column
+//     from the registry ("—" only for an unknown model);
+//   * markdown() of a report: the heading with the source, resamples and
+//     seed, the results read, both tables with their rows in Log Loss order,
+//     parameter counts and bold best values, the other metrics, the three
+//     matrices, or the note without them;
+//   * the README's example: a program that evaluates two models in memory
+//     (StandardEvaluator on simulated users) renders the README tables with
+//     from_user_results, make_report and markdown.
+#include <cmath>    // std::nan
+#include <cstddef>  // std::size_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE
+
+#include <srs/core/error.hpp>          // srs::NotEnoughData
+#include <srs/data/preprocess.hpp>     // srs::data::preprocess
+#include <srs/data/synthetic.hpp>      // srs::data::simulate_users, SimulationOptions
+#include <srs/eval/evaluator.hpp>      // srs::eval::StandardEvaluator, UserResult
+#include <srs/models/avg.hpp>          // srs::models::Avg
+#include <srs/models/fsrs.hpp>         // srs::models::Fsrs6
+#include <srs/report/markdown.hpp>     // srs::report::markdown
+#include <srs/report/results.hpp>      // srs::report::read_result_dir, from_user_results
+#include <srs/report/summary.hpp>      // srs::report::make_report, ReportOptions, Cell
+#include <srs/report/text.hpp>         // srs::report::with_commas, cell_text, param_text, p_text, class_word
+#include <srs/stats/format.hpp>        // srs::stats::sigdig, percent
+#include <srs/stats/significance.hpp>  // srs::stats::Effect
+
+#include "support/report_support.hpp"
+
+namespace {
+
+namespace report = srs::report;
+
+/// The line of `text` that starts with `prefix` (empty if none).
+std::string markdown_line(const std::string& text, const std::string& prefix) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (line.rfind(prefix, 0) == 0) return line;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("report: the report's number words") {
+  CHECK(report::with_commas(9999) == "9,999");
+  CHECK(report::with_commas(1234567) == "1,234,567");
+  CHECK(report::with_commas(12) == "12");
+  CHECK(report::with_commas(-1234) == "-1,234");
+  CHECK(report::cell_text(report::Cell{}) == "\u2014");
+  CHECK(report::cell_text(report::Cell{3, 0.346, 0.0042}) == "0.3460\u00b10.0042");
+  CHECK(report::number(0.126, 2) == "0.13");
+  CHECK(report::number(std::nan(""), 2) == "nan");
+  CHECK(report::p_text(0.000123456) == "0.000123");
+  CHECK(report::p_text(std::nan("")) == "nan");
+  CHECK(report::class_word(srs::stats::Effect::worse_small) == "worse");
+  CHECK(report::class_word(srs::stats::Effect::not_significant) == "n.s.");
+  CHECK(report::class_word(srs::stats::Effect::better_large) == "better");
+  CHECK(report::param_text("FSRS-6-short") == "21");
+  CHECK(report::param_text("SM-2-short") == "0");
+  CHECK(report::param_text("FSRS-6-binary-short-fast") == "17");
+  CHECK(report::param_text("Anki") == "7");
+  CHECK(report::param_text("My-model") == "\u2014");
+}
+
+TEST_CASE("report: markdown of a report") {
+  report_test::TempDir tmp;
+  report_test::write_model(tmp.path, {"FSRS-6-short", 0.03, 0.0, true, 1}, 8);
+  report_test::write_model(tmp.path, {"MOVING-AVG", 0.12, 0.02, false, 2}, 8);
+  report_test::write_model(tmp.path, {"My-model", 0.06, 0.01, false, 3}, 8);
+  report::ReportOptions o;
+  o.source = "my/results";
+  o.bootstrap.resamples = 200;
+  o.bootstrap.seed = 7;
+  const report::Report r = report::make_report(report::read_result_dir(tmp.path), o);
+  const std::string md = report::markdown(r);
+  CHECK(md.rfind("# SRS benchmark report\n\nResults in `my/results`: 3 models.", 0) == 0);
+  CHECK(report_test::contains(md, "(200 resamples, seed 7)"));
+  CHECK(report_test::contains(md, "| MOVING-AVG | 8 | 1,308 |"));  // sum of 60 + 23k, k = 1..8
+  const std::string best = markdown_line(md, "| **FSRS-6-short** | 21 | **");
+  CHECK(best == "| **FSRS-6-short** | 21 | **" + report::cell_text(r.summary[0].cells[0][0]) + "** | **" +
+                    report::cell_text(r.summary[0].cells[0][1]) + "** | **" +
+                    report::cell_text(r.summary[0].cells[0][2]) + "** |");
+  CHECK(markdown_line(md, "| MOVING-AVG | 0 | ").size() > 0);
+  CHECK(markdown_line(md, "| My-model | \u2014 | ").size() > 0);
+  // Rows in Log Loss order: FSRS-6-short, My-model, MOVING-AVG.
+  CHECK(md.find("| **FSRS-6-short** | 21") < md.find("| My-model | \u2014"));
+  CHECK(md.find("| My-model | \u2014") < md.find("| MOVING-AVG | 0"));
+  CHECK(report_test::contains(md, "## Other metrics"));
+  CHECK(report_test::contains(md, "| | FSRS-6-short | My-model | MOVING-AVG |"));
+  CHECK(report_test::contains(
+      md, "| **FSRS-6-short** | \u2014 | " + srs::stats::percent(r.paired->superiority[0][1]) + " | "));
+  CHECK(report_test::contains(md, "## Wilcoxon signed-rank test"));
+  CHECK(report_test::contains(md, "## Paired t-test"));
+  CHECK(report_test::contains(md, "8 users;"));
+
+  o.paired = false;
+  const std::string tables = report::markdown(report::make_report(report::read_result_dir(tmp.path), o));
+  CHECK_FALSE(report_test::contains(tables, "## Superiority"));
+  CHECK(report_test::contains(tables, "were not computed (--no-paired)."));
+}
+
+TEST_CASE("report: a program's in-memory results as the README tables") {
+  // The README's example ("Benchmark report (srs-report)"): evaluate, collect, render.
+  srs::data::SimulationOptions sim;
+  sim.days = 120;
+  const srs::eval::StandardEvaluator<srs::models::Fsrs6> fsrs;
+  const srs::eval::StandardEvaluator<srs::models::Avg> avg;
+  std::vector<srs::eval::UserResult> fsrs_results, avg_results;
+  for (const srs::data::Revlog& log : srs::data::simulate_users(3, sim)) {
+    try {
+      const srs::data::Dataset ds = srs::data::preprocess(log, {.short_term = true});
+      fsrs_results.push_back(fsrs.run(ds));
+      avg_results.push_back(avg.run(ds));
+    } catch (const srs::NotEnoughData&) {
+    }
+  }
+  REQUIRE(fsrs_results.size() >= 2);
+  std::vector<srs::report::ModelResults> models;
+  models.push_back(srs::report::from_user_results("FSRS-6-short", fsrs_results));
+  models.push_back(srs::report::from_user_results("AVG-short", avg_results));
+  srs::report::ReportOptions options;
+  options.source = "simulated users";
+  const srs::report::Report r = srs::report::make_report(std::move(models), options);
+  const std::string md = srs::report::markdown(r);
+
+  CHECK(report_test::contains(md, "Results in `simulated users`: 2 models."));
+  CHECK(report_test::contains(md, "## Weighted by number of reviews"));
+  CHECK(report_test::contains(md, "## Weighted by number of users (unweighted)"));
+  CHECK(report_test::count(md, " | 21 | ") == 2);  // FSRS-6-short in both tables
+  CHECK(report_test::count(md, " | 0 | ") == 2);   // AVG-short
+  CHECK(report_test::contains(md, "## Superiority"));
+  CHECK(r.summary[0].users == fsrs_results.size());
+}
