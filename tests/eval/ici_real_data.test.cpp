@@ -4,8 +4,8 @@
 // test predictions (raw/raw_<model>_<dataset>.csv.gz: p, y in pooled order)
 // give, through srs::eval::ici and rounding to 6 decimals, exactly the ICI
 // that the reference benchmark wrote (results.json, computed with statsmodels'
-// lowess). 26 models x 7 datasets. Skipped (with a message) when the data
-// folder is absent; the raw files are read through `gzip -dc`.
+// lowess). 26 models x 7 datasets. Compiled only when the data folder exists;
+// the raw files are read through `gzip -dc`.
 #include <cstdio>      // popen, pclose, fgets, std::sscanf
 #include <filesystem>  // std::filesystem::path, exists
 #include <fstream>     // std::ifstream
@@ -19,6 +19,8 @@
 #include <srs/detail/json.hpp>       // srs::detail::json::parse
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
 #include <srs/eval/calibration.hpp>  // srs::eval::ici
+
+#ifdef SRS_HAVE_REAL_DATA  // compiled only when the shared data folder exists (tests/CMakeLists.txt)
 
 namespace {
 
@@ -52,10 +54,7 @@ bool read_raw(const fs::path& file, std::vector<double>& p, std::vector<double>&
 TEST_CASE("calibration: ICI of the reference's raw predictions equals the reference's ICI") {
   const fs::path real = SRS_REAL_DATA_DIR;
   const fs::path results = real / "reference" / "results.json";
-  if (!fs::exists(results)) {
-    MESSAGE("skipped: " << results.string() << " not found");
-    return;
-  }
+  REQUIRE(fs::exists(results));
   std::ifstream in(results, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto ref = srs::detail::json::parse(text, results.string());
@@ -92,3 +91,4 @@ TEST_CASE("calibration: ICI of the reference's raw predictions equals the refere
   }
   CHECK(compared == 26 * 7);
 }
+#endif
