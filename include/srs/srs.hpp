@@ -11,6 +11,7 @@
 #include <srs/core/error.hpp>
 #include <srs/core/replay.hpp>
 
+#include <srs/data/bins.hpp>
 #include <srs/data/csv.hpp>
 #include <srs/data/dataset.hpp>
 #include <srs/data/discover.hpp>
