@@ -37,6 +37,7 @@
 #include <srs/models/transformer.hpp>
 
 #include <srs/optim/adam.hpp>
+#include <srs/optim/recency.hpp>
 #include <srs/optim/schedule.hpp>
 #include <srs/optim/settings.hpp>
 #include <srs/optim/trainer.hpp>

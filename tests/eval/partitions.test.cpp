@@ -32,10 +32,11 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user
 #include <srs/data/tables.hpp>      // srs::data::CardsTable, DecksTable, assign_partitions
-#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, EvalOptions, UserResult, recency_weights
+#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, EvalOptions, UserResult
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::train
 
@@ -185,7 +186,7 @@ TEST_CASE("partitions: the user-level model is trained at most once per fold, wi
   REQUIRE(m.calls->size() == 3 + 3 + 4 + 4 + 4);
   std::size_t user_level_calls = 0;
   for (const TrainCall& c : *m.calls) {
-    CHECK(c.weights == srs::eval::recency_weights(c.rows.size()));  // partitions and user level alike
+    CHECK(c.weights == srs::optim::recency_weights(c.rows.size()));  // partitions and user level alike
     if (c.rows == iota(c.rows.size()) && c.rows.size() > 2) ++user_level_calls;
   }
   CHECK(user_level_calls == 5);

@@ -24,8 +24,9 @@
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
-#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions, recency_weights
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, FsrsState, detail::S0Group
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::detail::HasCardAdjoint
 
@@ -442,7 +443,7 @@ TEST_CASE("recency weights: 0.25 + 0.75 (idx / (n-1))^3, as the evaluator's --re
   CHECK(w5.back() == 1.0);
   for (std::size_t n : {2u, 3u, 10u, 1000u}) {
     const auto a = rs_recency_weights(n);
-    const auto b = srs::eval::recency_weights(n);
+    const auto b = srs::optim::recency_weights(n);
     for (std::size_t k = 0; k < n; ++k) CHECK(a[k] == doctest::Approx(b[k]).epsilon(1e-14));
   }
 }

@@ -20,8 +20,8 @@
 
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
-#include <srs/eval/evaluator.hpp>   // srs::eval::recency_weights
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, Fsrs5
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/trainer.hpp>    // srs::optim::train
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
@@ -98,7 +98,7 @@ TEST_CASE("fit with the benchmark rules is one fold's training on every row") {
     sched::FitOptions opt;
     opt.recency = true;
     const auto r = sched::fit(m, log, opt);
-    const auto weights = srs::eval::recency_weights(rows.size());
+    const auto weights = srs::optim::recency_weights(rows.size());
     const auto ref = srs::optim::train(m, ds, std::span<const std::size_t>(rows), std::span<const double>(weights));
     CHECK(r.params == ref);
   }

@@ -27,7 +27,7 @@
 
 #include <algorithm>    // std::find, std::min, std::max
 #include <array>        // std::array
-#include <cmath>        // std::pow, std::isfinite
+#include <cmath>        // std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
 #include <exception>    // std::exception_ptr, std::current_exception, std::rethrow_exception
@@ -48,6 +48,7 @@
 #include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
 #include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
+#include <srs/optim/recency.hpp>     // optim::recency_weights
 #include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {
@@ -95,18 +96,6 @@ struct UserResult {
     return std::nullopt;
   }
 };
-
-/// Recency weights of n training rows in time order: 0.25 + 0.75 x_k³ with
-/// x = NumPy's linspace(0, 1, n) (x_k = k·(1/(n-1)), last exactly 1; n = 1 → 0).
-inline std::vector<double> recency_weights(std::size_t n) {
-  std::vector<double> w(n);
-  const double step = n > 1 ? 1.0 / static_cast<double>(n - 1) : 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double x = (n > 1 && k + 1 == n) ? 1.0 : static_cast<double>(k) * step;
-    w[k] = 0.25 + 0.75 * std::pow(x, 3.0);
-  }
-  return w;
-}
 
 template <Model M, Splitter S = TimeSeriesSplit, Metric... Ms>
 class Evaluator {
@@ -312,7 +301,8 @@ class Evaluator {
         (void)rows;
         return defaults;  // nothing to train (SM-2, Ebisu)
       } else {
-        const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
+        const std::vector<double> weights =
+            options_.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
         if constexpr (SelfTrained<M>) {
           return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                               options_.train.mode);

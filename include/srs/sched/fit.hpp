@@ -58,8 +58,8 @@
 #include <srs/data/dataset.hpp>         // data::Dataset, data::Item
 #include <srs/data/preprocess.hpp>      // data::preprocess, data::PreprocessOptions
 #include <srs/data/revlog.hpp>          // data::Revlog
-#include <srs/eval/evaluator.hpp>       // eval::recency_weights
 #include <srs/models/fsrs.hpp>          // models::Fsrs6, models::detail::repair_and_fill
+#include <srs/optim/recency.hpp>        // optim::recency_weights
 #include <srs/optim/settings.hpp>       // optim::TrainMode
 #include <srs/optim/trainer.hpp>        // optim::train, optim::TrainOptions
 
@@ -294,7 +294,7 @@ FitResult<M::num_params> fit(const M& model, const data::Revlog& log, const FitO
     out.reason = "no reviews to train on after preprocessing";
     return out;
   }
-  std::vector<double> weights = opt.recency ? eval::recency_weights(rows.size()) : std::vector<double>{};
+  std::vector<double> weights = opt.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
   if (opt.rules == FitRules::fsrs_rs && to.mode == optim::TrainMode::full) {
     // compute_parameters drops the long items after weighting them, just before training.
     std::size_t kept = 0;
