@@ -17,6 +17,7 @@
 #include <srs/data/discover.hpp>
 #include <srs/data/preprocess.hpp>
 #include <srs/data/revlog.hpp>
+#include <srs/data/revlog_builder.hpp>
 #include <srs/data/synthetic.hpp>
 #include <srs/data/tables.hpp>
 
@@ -47,8 +48,6 @@
 #include <srs/eval/metrics.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
-
-#include <srs/anki/revlog_builder.hpp>  // (srs/anki/collection.hpp needs SQLite: the anki component)
 
 #include <srs/sched/compat.hpp>
 #include <srs/sched/fit.hpp>

@@ -21,7 +21,7 @@
 ///  * a history is the card's reviews in order as data::Step {t, rating}: t is
 ///    the number of days since the previous review (ignored for the first one),
 ///    in the day convention of the model (whole days for FSRS: days between the
-///    two reviews' day indices, see srs/anki/revlog_builder.hpp); ratings 1..4;
+///    two reviews' day indices, see srs/data/revlog_builder.hpp); ratings 1..4;
 ///  * the state updates are the model's own (`init`/`next`): for FSRS-6 the
 ///    same-day branch applies when t < 1 (fsrs-rs and ts-fsrs: t == 0, the same
 ///    on whole days) with the stability-increase floor for ratings >= 2;
