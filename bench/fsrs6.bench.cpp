@@ -18,10 +18,10 @@
 #include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
 #include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -145,13 +145,13 @@ BENCHMARK(BM_adjoint_step_exact_pow);
 /// A simulated user of about 10k reviews, preprocessed as for FSRS-6 --short.
 const srs::data::Dataset& user10k() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 7;
     o.days = 150;
     o.new_cards_per_day = 12;
     srs::data::PreprocessOptions p;
     p.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "bench"), p);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "bench"), p);
   }();
   return ds;
 }

@@ -29,12 +29,12 @@
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <array>       // std::array
 #include <cstdint>     // std::uint32_t, std::uint64_t
@@ -178,13 +178,13 @@ int mode_eval(const std::filesystem::path& file, const std::string& list) {
 }
 
 int mode_simulate(const std::filesystem::path& out, std::uint64_t seed) {
-  data::SimulationOptions o;
+  sched::SimulationOptions o;
   o.seed = seed;
   o.days = 200;
   o.new_cards_per_day = 10;
   o.params[8] = 1.5;
   o.params[20] = 0.3;
-  data::write_revlog_csv(out, data::simulate_user(o, "simulated"));
+  data::write_revlog_csv(out, sched::simulate_user(o, "simulated"));
   return 0;
 }
 

@@ -24,11 +24,11 @@ namespace {
 /// A simulated user of about 100k reviews (two years, 16 new cards a day), preprocessed as srs-bench does.
 const srs::data::Dataset& user100k() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 100;
     o.days = 730;
     o.new_cards_per_day = 16;
-    return srs::data::preprocess(srs::data::simulate_user(o, "bench100k"));
+    return srs::data::preprocess(srs::sched::simulate_user(o, "bench100k"));
   }();
   return ds;
 }

@@ -9,9 +9,9 @@
 #include <srs/core/replay.hpp>      // srs::core::replay
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/trainer.hpp>    // srs::optim::train
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user
 
 #include <cstdio>     // std::printf
 #include <exception>  // std::exception
@@ -33,8 +33,8 @@ int main(int argc, char** argv) try {
   }
 
   // 2. Train the user's own parameters on their review log.
-  const srs::data::Revlog log =
-      argc > 1 ? srs::data::read_revlog_csv(argv[1]) : srs::data::simulate_user(srs::data::SimulationOptions{}, "demo");
+  const srs::data::Revlog log = argc > 1 ? srs::data::read_revlog_csv(argv[1])
+                                         : srs::sched::simulate_user(srs::sched::SimulationOptions{}, "demo");
   srs::data::PreprocessOptions pre;
   pre.short_term = true;  // FSRS-6 uses same-day reviews
   const srs::data::Dataset ds = srs::data::preprocess(log, pre);

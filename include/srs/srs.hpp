@@ -18,7 +18,6 @@
 #include <srs/data/preprocess.hpp>
 #include <srs/data/revlog.hpp>
 #include <srs/data/revlog_builder.hpp>
-#include <srs/data/synthetic.hpp>
 #include <srs/data/tables.hpp>
 
 #include <srs/models/act_r.hpp>
@@ -52,6 +51,7 @@
 #include <srs/sched/compat.hpp>
 #include <srs/sched/fit.hpp>
 #include <srs/sched/scheduler.hpp>
+#include <srs/sched/synthetic.hpp>
 
 #include <srs/stats/argsort.hpp>
 #include <srs/stats/bootstrap.hpp>

@@ -39,11 +39,11 @@
 #include <srs/data/discover.hpp>        // srs::data::discover_users, user_from_path, is_anki_collection
 #include <srs/data/revlog.hpp>          // srs::data::Revlog, RevlogRow
 #include <srs/data/revlog_builder.hpp>  // srs::data::DayBoundary
-#include <srs/data/synthetic.hpp>       // srs::data::simulate_user, SimulationOptions
 #include <srs/data/preprocess.hpp>      // srs::data::preprocess
 #include <srs/eval/evaluator.hpp>       // srs::eval::StandardEvaluator, UserResult
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/sched/fit.hpp>            // srs::sched::fit
+#include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user, SimulationOptions
 
 #include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
 
@@ -457,10 +457,10 @@ TEST_CASE("srs-bench on a directory of collections: each broken one named, the o
   fs::create_directories(data / "wrong");
   fs::create_directories(data / "good");
   {
-    srs::data::SimulationOptions so;
+    srs::sched::SimulationOptions so;
     so.days = 60;
     so.seed = 11;
-    srs::data::write_revlog_csv(data / "good" / "revlogs.csv", srs::data::simulate_user(so, "good"));
+    srs::data::write_revlog_csv(data / "good" / "revlogs.csv", srs::sched::simulate_user(so, "good"));
   }
   make_schema11(data / "wrong" / "collection.anki2", 10);  // an unsupported schema version
   {

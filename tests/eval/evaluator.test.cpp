@@ -44,7 +44,6 @@
 #include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, StandardEvaluator, UserResult, EvalOptions, Precision
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe, compute
 #include <srs/eval/report.hpp>      // srs::eval::result_line
@@ -55,6 +54,7 @@
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -160,14 +160,14 @@ Dataset hand_dataset_with_partitions(const std::vector<std::int32_t>& parts) {
 
 /// A simulated user after the --short preprocessing (with --secs: fractional intervals).
 Dataset simulated_dataset(std::uint64_t seed, int days = 60, bool secs = false) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = days;
   so.new_cards_per_day = 10;
   srs::data::PreprocessOptions po;
   po.short_term = true;
   po.secs = secs;
-  return srs::data::preprocess(srs::data::simulate_user(so, "sim"), po);
+  return srs::data::preprocess(srs::sched::simulate_user(so, "sim"), po);
 }
 
 /// Partition ids of `rows` in order of first appearance (the protocol's order).

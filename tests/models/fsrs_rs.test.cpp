@@ -23,12 +23,12 @@
 #include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, FsrsState, detail::S0Group
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::detail::HasCardAdjoint
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
 #include <support/common.hpp>       // srs::test::all_rows
@@ -90,7 +90,7 @@ double grid_minimum(const std::vector<S0Group>& g, double average, double s0) {
 /// A small simulated user, preprocessed with --short (built once).
 const srs::data::Dataset& sim_user() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 77;
     o.days = 150;
     o.new_cards_per_day = 10;
@@ -98,7 +98,7 @@ const srs::data::Dataset& sim_user() {
     o.params[20] = 0.3;
     srs::data::PreprocessOptions po;
     po.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "rs"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "rs"), po);
   }();
   return ds;
 }

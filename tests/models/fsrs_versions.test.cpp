@@ -36,10 +36,10 @@
 #include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs5, FsrsV1State
 #include <srs/optim/settings.hpp>   // srs::optim::TrainingSettings, TrainMode
 #include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions
 #include <support/common.hpp>       // srs::test::rel_close, all_rows
@@ -1425,13 +1425,13 @@ namespace {
 /// (FSRS-5) same-day reviews; built once per flavour.
 const srs::data::Dataset& small_user(bool short_term) {
   auto make = [](bool st) {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 4242;
     o.days = 60;
     o.new_cards_per_day = 10;
     srs::data::PreprocessOptions po;
     po.short_term = st;
-    return srs::data::preprocess(srs::data::simulate_user(o, "versions"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "versions"), po);
   };
   static const srs::data::Dataset long_term = make(false);
   static const srs::data::Dataset with_short = make(true);

@@ -20,9 +20,9 @@
 #include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/trainer.hpp>    // srs::optim::train, torch_randperm, TrainMode, TrainOptions
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -53,7 +53,7 @@ std::vector<std::size_t> first_rows(const srs::data::Dataset& ds, double fractio
 /// has something to find after the S0 fit.
 const srs::data::Dataset& small_user() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 2024;
     o.days = 150;
     o.new_cards_per_day = 10;
@@ -61,7 +61,7 @@ const srs::data::Dataset& small_user() {
     o.params[20] = 0.3;
     srs::data::PreprocessOptions po;
     po.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "small"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "small"), po);
   }();
   return ds;
 }
@@ -278,7 +278,7 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
   // smaller success gain (w8 = 1.5), twice the default initial stabilities.
   // A daily review limit leaves cards overdue, which spreads t / S and makes
   // the curve's shape (w20) identifiable.
-  srs::data::SimulationOptions o;
+  srs::sched::SimulationOptions o;
   o.seed = 1;
   o.days = 365;
   o.new_cards_per_day = 10;
@@ -286,7 +286,7 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
   o.params[20] = 0.3;
   o.params[8] = 1.5;
   for (std::size_t k = 0; k < 4; ++k) o.params[k] *= 2;
-  const srs::data::Revlog log = srs::data::simulate_user(o, "truth");
+  const srs::data::Revlog log = srs::sched::simulate_user(o, "truth");
   REQUIRE(log.rows.size() > 20000);
   srs::data::PreprocessOptions po;
   po.short_term = true;
@@ -333,12 +333,12 @@ struct ShortUser {
   std::vector<std::size_t> rows;
 };
 ShortUser short_user(std::uint64_t seed, int days, const char* name) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = days;
   srs::data::PreprocessOptions po;
   po.short_term = true;
-  ShortUser u{srs::data::preprocess(srs::data::simulate_user(so, name), po), {}};
+  ShortUser u{srs::data::preprocess(srs::sched::simulate_user(so, name), po), {}};
   u.rows.resize(u.ds.items.size());
   std::iota(u.rows.begin(), u.rows.end(), std::size_t{0});
   return u;
