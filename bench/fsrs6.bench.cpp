@@ -16,10 +16,10 @@
 #include <vector>   // std::vector
 
 #include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
@@ -165,7 +165,7 @@ void BM_predict_user(benchmark::State& state) {
   for (auto _ : state) {
     double sum = 0;
     for (const auto& it : ds.items) {
-      sum += srs::core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+      sum += srs::optim::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
       steps_done += static_cast<std::int64_t>(it.hist_len);
     }
     benchmark::DoNotOptimize(sum);

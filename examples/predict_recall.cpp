@@ -6,10 +6,10 @@
 //   predict_recall                 # uses a simulated review log
 //   predict_recall revlogs.csv     # or a user's log (anki-revlogs-10k columns)
 // (The headers of the parts used; <srs/srs.hpp> has everything but compiles slower.)
-#include <srs/core/replay.hpp>      // srs::core::replay
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::replay
 #include <srs/optim/trainer.hpp>    // srs::optim::train
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user
 
@@ -26,7 +26,7 @@ int main(int argc, char** argv) try {
   //    Each step is {days since the previous review, rating 1..4}.
   const std::vector<srs::data::Step> history{{0, 3}, {3, 3}, {10, 1}};
   const auto w = fsrs.default_params();
-  const auto state = srs::core::replay(fsrs, std::span<const double, 21>(w), history);
+  const auto state = srs::optim::replay(fsrs, std::span<const double, 21>(w), history);
   std::printf("stability %.3f days, difficulty %.3f\n", state.s, state.d);
   for (double days : {1.0, 7.0, 30.0}) {
     std::printf("P(recall) after %4.0f days: %.4f\n", days, fsrs.recall(std::span<const double, 21>(w), state, days));

@@ -29,7 +29,6 @@
 // to 4 decimals, clipped as srs::eval::LogLoss; the same function for both
 // libraries' parameters.
 #include <srs/core/error.hpp>       // srs::UsageError
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
@@ -37,6 +36,7 @@
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
@@ -82,7 +82,7 @@ double logloss(const data::Dataset& ds, Params w) {
   model.round_params(std::span<double, 21>(w));
   eval::LogLoss metric;
   for (const data::Item& it : ds.items) {
-    const double p = core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+    const double p = optim::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
     metric.add(Prediction{p, it.y, it.elapsed_days, it.i, it.lapses});
   }
   return metric.value().value_or(std::numeric_limits<double>::quiet_NaN());

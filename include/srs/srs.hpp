@@ -9,7 +9,6 @@
 
 #include <srs/core/dual.hpp>
 #include <srs/core/error.hpp>
-#include <srs/core/replay.hpp>
 
 #include <srs/data/bins.hpp>
 #include <srs/data/csv.hpp>
@@ -38,6 +37,7 @@
 
 #include <srs/optim/adam.hpp>
 #include <srs/optim/recency.hpp>
+#include <srs/optim/replay.hpp>
 #include <srs/optim/schedule.hpp>
 #include <srs/optim/settings.hpp>
 #include <srs/optim/trainer.hpp>

@@ -10,7 +10,7 @@
 //     training rows;
 //   * FSRS-6 (a MemoryModel) on a simulated user with hand-set partitions:
 //     every pooled prediction equals an independent per-fold, per-partition
-//     optim::train + core::predict; `parameters` holds the last fold's vectors,
+//     optim::train + optim::predict; `parameters` holds the last fold's vectors,
 //     one per training partition in order of first appearance;
 //   * a test partition unseen in training is predicted with the rounded
 //     defaults; a partition's training failure (InadequateData: every history
@@ -41,7 +41,6 @@
 
 #include <srs/concepts.hpp>         // srs::Prediction
 #include <srs/core/error.hpp>       // srs::NotEnoughData
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, StandardEvaluator, UserResult, EvalOptions, Precision
@@ -53,6 +52,7 @@
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
@@ -81,14 +81,14 @@ Params rounded_defaults() {
 
 /// FSRS-6's prediction for a row in double.
 double predict64(const Params& w, const Dataset& ds, const Item& it) {
-  return srs::core::predict(Fsrs6{}, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+  return srs::optim::predict(Fsrs6{}, std::span<const double, 21>(w), ds.history(it), it.delta_t);
 }
 
 /// FSRS-6's prediction for a row in float, with the parameters rounded to float.
 double predict32(const Params& w, const Dataset& ds, const Item& it) {
   std::array<float, 21> wf{};
   for (std::size_t k = 0; k < 21; ++k) wf[k] = static_cast<float>(w[k]);
-  return static_cast<double>(srs::core::predict(Fsrs6{}, std::span<const float, 21>(wf), ds.history(it), it.delta_t));
+  return static_cast<double>(srs::optim::predict(Fsrs6{}, std::span<const float, 21>(wf), ds.history(it), it.delta_t));
 }
 
 Params to_params(const std::vector<double>& v) {
@@ -482,8 +482,8 @@ TEST_CASE("evaluator: TrainMode::defaults predicts with the default parameters")
   }
 }
 
-TEST_CASE("evaluator: each pooled prediction is core::predict of its row, for every kind of model") {
-  // The evaluator predicts a fold's test rows card by card (core::Predictor::card):
+TEST_CASE("evaluator: each pooled prediction is optim::predict of its row, for every kind of model") {
+  // The evaluator predicts a fold's test rows card by card (optim::Predictor::card):
   // models with their own card pass (FSRS-6), one that must not inherit it
   // (FSRS-rs, whose step differs at 0 < t < 1, hence the secs data), the generic
   // stepwise loop (FSRS-4.5) and history models (HLR).
@@ -509,8 +509,8 @@ TEST_CASE("evaluator: each pooled prediction is core::predict of its row, for ev
       const double expected =
           precision == Precision::float32
               ? static_cast<double>(
-                    srs::core::predict(model, std::span<const float, N>(wf), ds.history(it), it.delta_t))
-              : srs::core::predict(model, std::span<const double, N>(w), ds.history(it), it.delta_t);
+                    srs::optim::predict(model, std::span<const float, N>(wf), ds.history(it), it.delta_t))
+              : srs::optim::predict(model, std::span<const double, N>(w), ds.history(it), it.delta_t);
       differ += res.predictions[j].p != expected;
     }
     CHECK(differ == 0);

@@ -33,10 +33,10 @@
 
 #include <srs/core/dual.hpp>        // srs::core::Dual
 #include <srs/core/error.hpp>       // srs::InadequateData
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs5, FsrsV1State
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/settings.hpp>   // srs::optim::TrainingSettings, TrainMode
 #include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
@@ -1445,7 +1445,7 @@ double mean_loss(const M& m, const srs::data::Dataset& ds, const Params<M>& w) {
   std::size_t n = 0;
   for (const auto& it : ds.items) {
     if (it.hist_len == 0 || it.hist_len > 64) continue;
-    sum += srs::core::bce(srs::core::predict(m, ws, ds.history(it), it.delta_t), it.y);
+    sum += srs::optim::bce(srs::optim::predict(m, ws, ds.history(it), it.delta_t), it.y);
     ++n;
   }
   return sum / static_cast<double>(n);

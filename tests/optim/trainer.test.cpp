@@ -17,10 +17,10 @@
 #include <doctest/doctest.h>
 
 #include <srs/core/error.hpp>       // srs::InadequateData
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/trainer.hpp>    // srs::optim::train, torch_randperm, TrainMode, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
@@ -37,7 +37,7 @@ double log_loss(const Fsrs6& model, const srs::data::Dataset& ds, std::span<cons
   double sum = 0;
   for (std::size_t r : rows) {
     const srs::data::Item& it = ds.items[r];
-    sum += srs::core::bce(srs::core::predict(model, ws, ds.history(it), it.delta_t), it.y);
+    sum += srs::optim::bce(srs::optim::predict(model, ws, ds.history(it), it.delta_t), it.y);
   }
   return sum / static_cast<double>(rows.size());
 }
@@ -411,9 +411,9 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
       m.card<true>(
           dv, u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
           [&](std::size_t, double v) { p = v; });
-      sum += srs::core::bce(p, it.y);
+      sum += srs::optim::bce(p, it.y);
       sum_std +=
-          srs::core::bce(srs::core::predict(m, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t), it.y);
+          srs::optim::bce(srs::optim::predict(m, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t), it.y);
     }
     CHECK(fused[0].second == sum / static_cast<double>(u.rows.size()));
     CHECK(separate[0].second == sum_std / static_cast<double>(u.rows.size()));
@@ -447,7 +447,7 @@ TEST_CASE("train: card-window batching (--fast) trains, is deterministic, and la
   auto loss = [&](const std::array<double, 21>& w) {
     double l = 0;
     for (const auto& it : ds.items)
-      l += srs::core::bce(srs::core::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t), it.y);
+      l += srs::optim::bce(srs::optim::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t), it.y);
     return l / static_cast<double>(ds.items.size());
   };
   const double l_def = loss(m.default_params()), l_fast = loss(a), l_ref = loss(ref);

@@ -18,9 +18,9 @@
 #include <doctest/doctest.h>
 
 #include <srs/core/error.hpp>       // srs::UsageError
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::replay
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::replay
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, simulate_users, SimulationOptions
 
 namespace {
@@ -357,7 +357,7 @@ TEST_CASE("synthetic: observed recall matches the ground-truth R, intervals and 
         history.emplace_back();
         scheduled.push_back(0);
       } else if (r.elapsed_days > 0) {
-        const double p = srs::core::predict(model, w, std::span<const Step>(history[c]), r.elapsed_days);
+        const double p = srs::optim::predict(model, w, std::span<const Step>(history[c]), r.elapsed_days);
         const auto bin = static_cast<std::size_t>(std::clamp(static_cast<int>(p * n_bins), 0, n_bins - 1));
         sum_r[bin] += p;
         sum_y[bin] += r.rating > 1 ? 1.0 : 0.0;
@@ -376,7 +376,7 @@ TEST_CASE("synthetic: observed recall matches the ground-truth R, intervals and 
         prev_key = key;
       }
       history[c].push_back({static_cast<double>(std::max(0, r.elapsed_days)), r.rating});
-      const auto state = srs::core::replay(model, w, std::span<const Step>(history[c]));
+      const auto state = srs::optim::replay(model, w, std::span<const Step>(history[c]));
       scheduled[c] = static_cast<int>(std::clamp(std::round(state.s * per_s), 1.0, double(o.max_interval)));
     }
     if (o.max_reviews_per_day > 0) CHECK(late > 100);

@@ -21,12 +21,12 @@
 //   pretrained_on(model, seeds)    the model with weights pretrained on simulated users
 #pragma once
 
-#include <srs/core/replay.hpp>      // srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/models/neural.hpp>    // srs::models::ParamBlock, PretrainOptions, detail::make_batches, detail::row_refs
+#include <srs/optim/replay.hpp>     // srs::optim::bce
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <doctest/doctest.h>  // CHECK_MESSAGE, INFO
@@ -104,7 +104,7 @@ double rows_loss(const M& model, std::span<const double, M::num_params> w, const
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const data::Item& it = ds.items[rows[k]];
     const double p = model.predict(w, ds.history(it), it.delta_t);
-    loss += (weights.empty() ? 1.0 : weights[k]) * core::bce(p, it.y);
+    loss += (weights.empty() ? 1.0 : weights[k]) * optim::bce(p, it.y);
   }
   return loss;
 }

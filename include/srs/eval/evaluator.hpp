@@ -43,12 +43,12 @@
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>        // srs::InadequateData
 #include <srs/core/parallel.hpp>     // core::parallel_for
-#include <srs/core/replay.hpp>       // core::Predictor
 #include <srs/data/dataset.hpp>      // data::Dataset
 #include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
 #include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/recency.hpp>     // optim::recency_weights
+#include <srs/optim/replay.hpp>      // optim::Predictor
 #include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {
@@ -256,16 +256,16 @@ class Evaluator {
 
   /// The model's predictions for `rows` (indices into ds.items), in the
   /// configured precision (models the reference computes in float64,
-  /// `M::float64_reference`, always in double). One core::Predictor, so the
+  /// `M::float64_reference`, always in double). One optim::Predictor, so the
   /// parameter-only quantities are derived once, and one pass per card over its
-  /// history (Predictor::card): the values of core::predict row by row.
+  /// history (Predictor::card): the values of optim::predict row by row.
   template <std::size_t N>
   std::vector<double> predict_rows(const std::array<double, N>& w, const data::Dataset& ds,
                                    std::span<const std::size_t> rows) const {
     std::vector<double> out(rows.size());
     const data::CardGroups g = data::group_by_card(ds, rows);
     auto run = [&]<class T>(std::span<const T, N> ws) {
-      const core::Predictor<T, M> predictor(model_, ws);
+      const optim::Predictor<T, M> predictor(model_, ws);
       for (std::size_t c = 0; c < g.size(); ++c) {
         const std::span<const std::size_t> pos = g.card(c);
         const auto item = [&](std::size_t k) -> const data::Item& { return ds.items[rows[pos[k]]]; };

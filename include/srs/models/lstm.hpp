@@ -87,10 +87,10 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralWeights, detail::PackedBatch, detail::adamw_step, ...
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 #include <srs/optim/trainer.hpp>   // optim::torch_randperm
 
@@ -493,7 +493,7 @@ struct Lstm : NeuralBase<Lstm, 8869> {
       const auto c = static_cast<Eigen::Index>(t.col);
       const Eigen::Matrix<double, 20, 1> phi = pass.phi.col(c);
       const double p = detail::lstm_head(w.data(), phi, t.delta_t, 0.0, nullptr, nullptr);
-      loss += t.weight * core::bce(p, t.y);
+      loss += t.weight * optim::bce(p, t.y);
       if (grad) {
         detail::lstm_head(w.data(), phi, t.delta_t, detail::bce_coefficient(p, t.y, t.weight), grad, &dcol);
         dphi.col(c) += dcol;

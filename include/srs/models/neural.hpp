@@ -91,10 +91,10 @@
 
 #include <srs/core/dual.hpp>       // core::sigmoid, core::softplus, core::is_dual_v
 #include <srs/core/error.hpp>      // srs::Error, srs::InadequateData, srs::NumericalError, srs::UsageError
-#include <srs/core/replay.hpp>     // core::bce, core::bce_derivative
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/detail/json.hpp>     // detail::json::Value, parse, dump
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 #include <srs/optim/trainer.hpp>   // optim::torch_randperm
@@ -205,7 +205,7 @@ inline std::pair<double, double> power_curve(double t, double s) {
 }
 
 /// The BCE gradient coefficient of one row: weight · d BCE / d p (PyTorch's).
-inline double bce_coefficient(double p, int y, double weight) { return weight * core::bce_derivative(p, y); }
+inline double bce_coefficient(double p, int y, double weight) { return weight * optim::bce_derivative(p, y); }
 
 // ---------------------------------------------------------------------------
 // Seeded initialisation with PyTorch's distributions

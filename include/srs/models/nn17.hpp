@@ -61,9 +61,9 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::clamp, core::sigmoid, core::softplus, core::is_dual_v
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
@@ -412,7 +412,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
         detail::Nn17MlpTape<3, detail::Nn17Act::exp_clamp> head;
         const double e = std::pow(0.9, t.delta_t / s);
         head.forward(p, O::rw, {d, s, e});
-        loss += t.weight * core::bce(head.out, t.y);
+        loss += t.weight * optim::bce(head.out, t.y);
         if (grad) {
           const auto dx = head.backward(p, O::rw, detail::bce_coefficient(head.out, t.y, t.weight), grad);
           dd_acc[t.pos] += dx[0];

@@ -57,9 +57,9 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::sigmoid, core::is_dual_v
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::PackedBatch, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
@@ -241,7 +241,7 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
         pr = rv;
         dp_dout = drv;
       }
-      loss += t.weight * core::bce(pr, t.y);
+      loss += t.weight * optim::bce(pr, t.y);
       if (grad) {
         const double g = detail::bce_coefficient(pr, t.y, t.weight) * dp_dout;
         d_fc_w += g * hs.col(c).transpose();

@@ -58,9 +58,9 @@
 #include <Eigen/Core>  // Eigen::Matrix
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
@@ -421,7 +421,7 @@ struct Transformer : NeuralBase<Transformer, 127> {
       const double z = row.forward(w.data(), source(src.steps()), p, rng ? &*rng : nullptr);
       for (const detail::SeqTarget& t : src.targets) {
         const auto [pr, dp] = detail::power_curve(t.delta_t, std::exp(z));
-        loss += t.weight * core::bce(pr, t.y);
+        loss += t.weight * optim::bce(pr, t.y);
         if (grad) row.backward(w.data(), detail::bce_coefficient(pr, t.y, t.weight) * dp, grad);
       }
     }

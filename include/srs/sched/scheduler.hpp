@@ -51,9 +51,9 @@
 
 #include <srs/concepts.hpp>      // srs::MemoryModel, srs::StepwiseOver
 #include <srs/core/error.hpp>    // srs::UsageError
-#include <srs/core/replay.hpp>   // core::replay
 #include <srs/data/dataset.hpp>  // data::Step
 #include <srs/models/fsrs.hpp>   // models::Fsrs1 .. Fsrs6
+#include <srs/optim/replay.hpp>  // optim::replay
 
 namespace srs::sched {
 
@@ -175,7 +175,7 @@ MemoryState<M> memory_state(const M& model, Params<M> w, std::span<const data::S
       throw UsageError("review " + std::to_string(k + 1) + " of the history has interval " +
                        std::to_string(history[k].t) + "; intervals are finite and >= 0 days");
   }
-  return core::replay(model, w, history);
+  return optim::replay(model, w, history);
 }
 
 /// P(recall) `elapsed_days` days after the review that left `state`.
