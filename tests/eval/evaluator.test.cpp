@@ -661,9 +661,12 @@ void check_metrics_match(const UserResult& res) {
   CHECK(res.metric("LogLoss") == res.metrics[0].second);
   CHECK(res.metric("AUC") == res.metrics[2].second);
   CHECK(res.metric("no such metric") == std::nullopt);
-  // The calibration graph's bins ride along as an extra result-line field.
-  REQUIRE(res.extra.size() == 1);
-  CHECK(res.extra[0].first == "calibration");
+  // The calibration graph's bins ride along for the result line's "calibration" field.
+  REQUIRE(res.calibration.has_value());
+  CHECK(res.calibration->bins.size() == CalibrationGraph<>::num_bins);
+  CHECK(res.calibration->count() == res.size);
+  CHECK(res.calibration->mae() == res.metrics[6].second);
+  CHECK(srs::eval::result_line(res).find(", \"calibration\": {\"bins\": 40, \"n\": [") != std::string::npos);
 }
 
 TEST_CASE("evaluator: metric values equal the metrics of the pooled predictions") {

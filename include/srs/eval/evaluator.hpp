@@ -28,6 +28,7 @@
 #include <algorithm>    // std::find, std::min, std::max
 #include <array>        // std::array
 #include <cmath>        // std::isfinite
+#include <concepts>     // std::same_as
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
 #include <exception>    // std::exception_ptr, std::current_exception, std::rethrow_exception
@@ -44,7 +45,7 @@
 #include <srs/core/error.hpp>        // srs::InadequateData
 #include <srs/core/parallel.hpp>     // core::parallel_for
 #include <srs/data/dataset.hpp>      // data::Dataset
-#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
+#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph, CalibrationData
 #include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/recency.hpp>     // optim::recency_weights
@@ -82,9 +83,9 @@ struct UserResult {
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
   std::vector<Prediction> predictions;  ///< pooled, in pooled order
   std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
-  /// Extra JSON fields of the result line from metrics that carry data (the
-  /// calibration graph's bins under "calibration").
-  srs::detail::json::Object extra;
+  /// The calibration graph's bins, when a metric draws one (CalibrationGraph);
+  /// the result line's "calibration" field (eval::result_line).
+  std::optional<CalibrationData> calibration;
   std::size_t fallbacks = 0;            ///< trainings that fell back to the defaults (InadequateData)
   std::size_t numerical_fallbacks = 0;  ///< trainings that fell back to the defaults (NumericalError)
   std::size_t user_fallbacks = 0;       ///< partition trainings that fell back to the fold's user-level model
@@ -157,19 +158,18 @@ class Evaluator {
     res.size = res.predictions.size();
     std::tuple<Ms...> metrics;
     compute_metrics(metrics, res, std::index_sequence_for<Ms...>{});
-    std::apply([&](const auto&... m) { (add_extra(m, res), ...); }, metrics);
+    std::apply([&](const auto&... m) { (add_calibration(m, res), ...); }, metrics);
     return res;
   }
 
  private:
-  /// A metric's extra result-line field, when it has one (Metric::json_key, json()).
+  /// The bins of a metric that draws a calibration graph (CalibrationGraph::data()).
   template <class Mt>
-  static void add_extra(const Mt& metric, UserResult& res) {
+  static void add_calibration(const Mt& metric, UserResult& res) {
     if constexpr (requires {
-                    Mt::json_key;
-                    metric.json();
+                    { metric.data() } -> std::same_as<CalibrationData>;
                   }) {
-      res.extra.emplace_back(std::string(Mt::json_key), metric.json());
+      res.calibration = metric.data();
     }
   }
 

@@ -676,18 +676,17 @@ struct Lstm : NeuralBase<Lstm, 8869> {
     out.params = theta;
     out.optimizer_step = inner_state->step;
     out.optimizer_exp_avg_sq.assign(inner_state->v.begin(), inner_state->v.end());
-    namespace json = srs::detail::json;
-    out.info = {{"method", json::Value("Reptile")},
-                {"users", detail::user_list(users)},
-                {"rows", json::Value(static_cast<std::int64_t>(total_rows))},
-                {"epochs", json::Value(static_cast<std::int64_t>(opt.epochs))},
-                {"outer_steps", json::Value(static_cast<std::int64_t>(outer_steps))},
-                {"batch_size", json::Value(static_cast<std::int64_t>(opt.batch_size))},
-                {"outer_lr", json::Value(opt.lr)},
-                {"outer_weight_decay", json::Value(opt.weight_decay)},
-                {"inner_lr", json::Value(ro.inner_lr)},
-                {"inner_steps", json::Value(static_cast<std::int64_t>(ro.inner_steps))},
-                {"duration_ms", json::Value(duration_ms)}};
+    out.info = {{"method", std::string("Reptile")},
+                {"users", detail::user_names(users)},
+                {"rows", static_cast<std::int64_t>(total_rows)},
+                {"epochs", static_cast<std::int64_t>(opt.epochs)},
+                {"outer_steps", static_cast<std::int64_t>(outer_steps)},
+                {"batch_size", static_cast<std::int64_t>(opt.batch_size)},
+                {"outer_lr", opt.lr},
+                {"outer_weight_decay", opt.weight_decay},
+                {"inner_lr", ro.inner_lr},
+                {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)},
+                {"duration_ms", duration_ms}};
     return out;
   }
 
