@@ -17,7 +17,14 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/srs.hpp>
+#include <srs/data/dataset.hpp>        // srs::data::Dataset
+#include <srs/data/preprocess.hpp>     // srs::data::preprocess
+#include <srs/models/lstm.hpp>         // srs::models::Lstm
+#include <srs/models/neural.hpp>       // srs::models::NeuralTraining, detail::RowRef, fit, make_batches, ...
+#include <srs/models/nn17.hpp>         // srs::models::Nn17
+#include <srs/models/rnn.hpp>          // srs::models::Gru, GruP
+#include <srs/models/transformer.hpp>  // srs::models::Transformer
+#include <srs/sched/synthetic.hpp>     // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/srs.hpp
-/// Umbrella header: everything in srs. Per-area headers can be included on
-/// their own (e.g. <srs/models/fsrs.hpp>) for faster builds.
+/// Umbrella header: everything in srs::srs (Boost headers and threads only).
+/// Per-area headers can be included on their own (e.g. <srs/models/fsrs.hpp>)
+/// for faster builds. The headers of the optional components are not here:
+/// the neural models (component `neural`, Eigen: <srs/models/neural.hpp>,
+/// rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp), the Anki import (`anki`,
+/// SQLite: <srs/anki/collection.hpp>) and the Parquet reader (`parquet`:
+/// <srs/data/parquet.hpp>, parquet_file.hpp, parquet_format.hpp, parquet_writer.hpp).
 #pragma once
 
 #include <srs/version.hpp>
@@ -27,13 +32,8 @@
 #include <srs/models/fsrs.hpp>
 #include <srs/models/fsrs_rs.hpp>
 #include <srs/models/hlr.hpp>
-#include <srs/models/lstm.hpp>
-#include <srs/models/neural.hpp>
-#include <srs/models/nn17.hpp>
 #include <srs/models/online.hpp>
-#include <srs/models/rnn.hpp>
 #include <srs/models/sm2.hpp>
-#include <srs/models/transformer.hpp>
 
 #include <srs/optim/adam.hpp>
 #include <srs/optim/recency.hpp>
