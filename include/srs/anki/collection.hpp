@@ -89,14 +89,14 @@ struct CollectionOptions {
 
 /// An imported collection.
 struct Collection {
-  std::int32_t schema_version = 0;      ///< col.ver (11 .. 18)
-  std::int64_t creation_time = 0;       ///< col.crt, seconds since the epoch
-  std::int32_t rollover_hour = 4;       ///< the collection's rollover setting (4 if unset)
+  std::int32_t schema_version = 0;           ///< col.ver (11 .. 18)
+  std::int64_t creation_time = 0;            ///< col.crt, seconds since the epoch
+  std::int32_t rollover_hour = 4;            ///< the collection's rollover setting (4 if unset)
   std::int32_t creation_offset_minutes = 0;  ///< the UTC offset in which crt is the rollover time
-  data::DayBoundary days;               ///< the day boundary used for the revlog
-  data::Revlog revlog;                  ///< the revlogs table (builder rules)
-  data::PartitionTables tables;         ///< cards and decks tables, in the revlog's card numbering
-  data::BuildInfo info;                 ///< original card ids and drop counts
+  data::DayBoundary days;                    ///< the day boundary used for the revlog
+  data::Revlog revlog;                       ///< the revlogs table (builder rules)
+  data::PartitionTables tables;              ///< cards and decks tables, in the revlog's card numbering
+  data::BuildInfo info;                      ///< original card ids and drop counts
 };
 
 namespace detail {
