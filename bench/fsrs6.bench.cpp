@@ -17,12 +17,12 @@
 
 #include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
 #include <srs/core/parallel.hpp>    // srs::core::use_worker_pool
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -146,13 +146,13 @@ BENCHMARK(BM_adjoint_step_exact_pow);
 /// A simulated user of about 10k reviews, preprocessed as for FSRS-6 --short.
 const srs::data::Dataset& user10k() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 7;
     o.days = 150;
     o.new_cards_per_day = 12;
     srs::data::PreprocessOptions p;
     p.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "bench"), p);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "bench"), p);
   }();
   return ds;
 }
@@ -166,7 +166,7 @@ void BM_predict_user(benchmark::State& state) {
   for (auto _ : state) {
     double sum = 0;
     for (const auto& it : ds.items) {
-      sum += srs::core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+      sum += srs::optim::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
       steps_done += static_cast<std::int64_t>(it.hist_len);
     }
     benchmark::DoNotOptimize(sum);

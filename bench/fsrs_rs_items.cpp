@@ -25,16 +25,16 @@
 // Test LogLoss: mean of -ln p (y = 1) or -ln(1 - p) (y = 0) over the test rows,
 // p from srs::models::Fsrs6 in double, clipped as srs::eval::LogLoss.
 #include <srs/core/error.hpp>       // srs::UsageError
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <array>       // std::array
 #include <cstdint>     // std::uint32_t, std::uint64_t
@@ -74,7 +74,7 @@ double test_logloss(const UserFold& u, Params w) {
   const models::Fsrs6 model;
   for (std::size_t r : u.fold.test) {
     const data::Item& it = u.ds.items[r];
-    const double p = core::predict(model, std::span<const double, 21>(w), u.ds.history(it), it.delta_t);
+    const double p = optim::predict(model, std::span<const double, 21>(w), u.ds.history(it), it.delta_t);
     metric.add(Prediction{p, it.y, it.elapsed_days, it.i, it.lapses});
   }
   return metric.value().value_or(std::numeric_limits<double>::quiet_NaN());
@@ -178,13 +178,13 @@ int mode_eval(const std::filesystem::path& file, const std::string& list) {
 }
 
 int mode_simulate(const std::filesystem::path& out, std::uint64_t seed) {
-  data::SimulationOptions o;
+  sched::SimulationOptions o;
   o.seed = seed;
   o.days = 200;
   o.new_cards_per_day = 10;
   o.params[8] = 1.5;
   o.params[20] = 0.3;
-  data::write_revlog_csv(out, data::simulate_user(o, "simulated"));
+  data::write_revlog_csv(out, sched::simulate_user(o, "simulated"));
   return 0;
 }
 

@@ -17,18 +17,25 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/srs.hpp>
+#include <srs/data/dataset.hpp>        // srs::data::Dataset
+#include <srs/data/preprocess.hpp>     // srs::data::preprocess
+#include <srs/models/lstm.hpp>         // srs::models::Lstm
+#include <srs/models/neural.hpp>       // srs::models::NeuralTraining, detail::RowRef, fit, make_batches, ...
+#include <srs/models/nn17.hpp>         // srs::models::Nn17
+#include <srs/models/rnn.hpp>          // srs::models::Gru, GruP
+#include <srs/models/transformer.hpp>  // srs::models::Transformer
+#include <srs/sched/synthetic.hpp>     // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
 /// A simulated user of about 100k reviews (two years, 16 new cards a day), preprocessed as srs-bench does.
 const srs::data::Dataset& user100k() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 100;
     o.days = 730;
     o.new_cards_per_day = 16;
-    return srs::data::preprocess(srs::data::simulate_user(o, "bench100k"));
+    return srs::data::preprocess(srs::sched::simulate_user(o, "bench100k"));
   }();
   return ds;
 }

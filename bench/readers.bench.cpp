@@ -20,7 +20,7 @@
 #include <srs/data/csv.hpp>             // srs::data::format_revlog_csv, parse_revlog_csv, read_revlog_csv
 #include <srs/data/parquet.hpp>         // srs::data::parse_revlog_parquet, read_revlog_parquet
 #include <srs/data/parquet_writer.hpp>  // srs::data::parquet::format_revlog_parquet
-#include <srs/data/synthetic.hpp>       // srs::data::simulate_user
+#include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user
 
 namespace {
 
@@ -35,12 +35,12 @@ const srs::data::Revlog& user(std::size_t reviews) {
   static std::map<std::size_t, srs::data::Revlog> users;
   auto it = users.find(reviews);
   if (it != users.end()) return it->second;
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = 7;
   so.days = 365;
   // A year of the simulator's defaults gives about 3,200 reviews per new card a day.
   so.new_cards_per_day = static_cast<int>((reviews + 1600) / 3200);
-  return users.emplace(reviews, srs::data::simulate_user(so, "u")).first->second;
+  return users.emplace(reviews, srs::sched::simulate_user(so, "u")).first->second;
 }
 
 /// The bytes of the user in `format` (cached).

@@ -15,11 +15,12 @@
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection, CollectionOptions
 #include <srs/sched/fit.hpp>        // srs::sched::fit
 
-#include <srs/core/error.hpp>         // srs::UsageError
-#include <srs/data/preprocess.hpp>    // srs::data::preprocess
-#include <srs/eval/calibration.hpp>   // srs::eval::CalibrationGraph
-#include <srs/eval/evaluator.hpp>     // srs::eval::StandardEvaluator
-#include <srs/models/fsrs.hpp>        // srs::models::Fsrs6
+#include <srs/core/error.hpp>           // srs::UsageError
+#include <srs/data/preprocess.hpp>      // srs::data::preprocess
+#include <srs/data/revlog_builder.hpp>  // srs::data::DayBoundary
+#include <srs/eval/calibration.hpp>     // srs::eval::CalibrationGraph
+#include <srs/eval/evaluator.hpp>       // srs::eval::StandardEvaluator
+#include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 
 #include <cstdint>  // std::int32_t
 #include <cstdio>   // std::printf, std::fprintf
@@ -40,7 +41,7 @@ int main(int argc, char** argv) try {
     const long value = std::strtol(argv[k + 1], &end, 10);
     if (end == argv[k + 1] || *end != '\0' || value < -1440 || value > 1440)
       throw srs::UsageError(flag + ": '" + argv[k + 1] + "' is not a whole number of hours / minutes");
-    options.day_mode = srs::anki::DayBoundary::Mode::rollover;  // checked by read_collection
+    options.day_mode = srs::data::DayBoundary::Mode::rollover;  // checked by read_collection
     (flag == "--rollover" ? options.rollover_hour : options.utc_offset_minutes) = static_cast<std::int32_t>(value);
   }
 
@@ -48,7 +49,7 @@ int main(int argc, char** argv) try {
   const srs::anki::Collection c = srs::anki::read_collection(argv[1], options);
   const srs::sched::FitResult<21> fitted = srs::sched::fit(c.revlog);
   // [anki]
-  const bool from_creation = c.days.mode == srs::anki::DayBoundary::Mode::creation_time;
+  const bool from_creation = c.days.mode == srs::data::DayBoundary::Mode::creation_time;
   std::printf("%s: schema %d, %zu reviews of %zu cards; days start at %d h, UTC%+d min (%s)\n", argv[1],
               c.schema_version, c.revlog.rows.size(), c.info.card_ids.size(),
               from_creation ? c.rollover_hour : c.days.rollover_hour,

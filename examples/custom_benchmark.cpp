@@ -9,10 +9,10 @@
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
 #include <srs/data/discover.hpp>    // srs::data::discover_users
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_users
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit, LogLoss, RmseBins, Auc
 #include <srs/models/avg.hpp>       // srs::models::Avg
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_users
 
 #include <cstdio>     // std::printf
 #include <exception>  // std::exception
@@ -27,9 +27,9 @@ int main(int argc, char** argv) try {
     for (const auto& u : srs::data::discover_users(argv[1]))
       logs.push_back(srs::data::read_revlog_csv(u.revlogs, u.user));
   } else {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.days = 120;
-    logs = srs::data::simulate_users(3, o);
+    logs = srs::sched::simulate_users(3, o);
   }
 
   // Any model, splitter and set of metrics, fixed at compile time.

@@ -12,8 +12,8 @@
 #include <srs/core/parallel.hpp>    // core::use_worker_pool
 #include <srs/data/csv.hpp>         // data::read_revlog_csv
 #include <srs/data/preprocess.hpp>  // data::preprocess
-#include <srs/data/synthetic.hpp>   // data::simulate_user
 #include <srs/eval/report.hpp>      // eval::result_line, eval::summarize, eval::format_table
+#include <srs/sched/synthetic.hpp>  // sched::simulate_user
 #ifdef SRS_WITH_ANKI
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection (the optional anki component)
 #endif
@@ -95,18 +95,18 @@ long peak_rss_mib() {
 std::vector<UserJob> make_jobs(const Options& o) {
   std::vector<UserJob> jobs;
   if (o.demo) {
-    data::SimulationOptions so;
+    sched::SimulationOptions so;
     so.days = 300;
     so.new_cards_per_day = 12;
     for (std::size_t k = 0; k < o.demo_users; ++k) {
       // Users differ in their true memory: decay, initial stabilities and ease.
-      data::SimulationOptions uo = so;
+      sched::SimulationOptions uo = so;
       uo.seed = 1000 + k;
       const double scale = 0.5 + 0.25 * static_cast<double>(k % 5);
       for (std::size_t i = 0; i < 4; ++i) uo.params[i] = so.params[i] * scale;
       uo.params[20] = 0.12 + 0.06 * static_cast<double>(k % 6);
       uo.params[8] = so.params[8] * (0.8 + 0.1 * static_cast<double>(k % 4));
-      auto log = std::make_shared<data::Revlog>(data::simulate_user(uo, std::to_string(k + 1)));
+      auto log = std::make_shared<data::Revlog>(sched::simulate_user(uo, std::to_string(k + 1)));
       const std::uintmax_t rows = log->rows.size();
       jobs.push_back({log->user, data::UserSource{}, std::move(log), rows});
     }

@@ -6,7 +6,7 @@
 // review, whole days, as fsrs-rs's FSRSItem). Output: one JSON object on stdout.
 //
 //   srs_compare simulate N OUT.csv
-//       write a simulated user (srs::data::simulate_user, seed 1) cut to its
+//       write a simulated user (srs::sched::simulate_user, seed 1) cut to its
 //       first N reviews
 //   srs_compare items FILE
 //       {"user", "rows", "items": [[[delta_t, rating], ...], ...]}
@@ -29,16 +29,16 @@
 // to 4 decimals, clipped as srs::eval::LogLoss; the same function for both
 // libraries' parameters.
 #include <srs/core/error.hpp>       // srs::UsageError
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs, detail::make_rs_items
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, TrainMode, Batching
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <array>       // std::array
 #include <chrono>      // std::chrono::steady_clock
@@ -82,7 +82,7 @@ double logloss(const data::Dataset& ds, Params w) {
   model.round_params(std::span<double, 21>(w));
   eval::LogLoss metric;
   for (const data::Item& it : ds.items) {
-    const double p = core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+    const double p = optim::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
     metric.add(Prediction{p, it.y, it.elapsed_days, it.i, it.lapses});
   }
   return metric.value().value_or(std::numeric_limits<double>::quiet_NaN());
@@ -99,13 +99,13 @@ std::string json_params(const Params& w) {
 }
 
 int mode_simulate(std::size_t n, const std::filesystem::path& out) {
-  data::SimulationOptions o;
+  sched::SimulationOptions o;
   o.seed = 1;
   o.new_cards_per_day = 20;
   o.days = 30;
   data::Revlog log;
   for (;;) {  // lengthen the simulated period until it holds n reviews
-    log = data::simulate_user(o, out.stem().string());
+    log = sched::simulate_user(o, out.stem().string());
     if (log.rows.size() >= n) break;
     const double scale = static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, log.rows.size()));
     o.days = static_cast<int>(static_cast<double>(o.days) * std::min(4.0, 1.05 * scale)) + 1;

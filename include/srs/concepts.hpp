@@ -61,7 +61,7 @@ concept StepwiseOver = requires(const M& m, std::span<const T, M::num_params> w,
 
 /// Optional for stepwise models: parameter-only quantities computed once per
 /// parameter vector by `derive(w)` and taken by overloads of the step functions
-/// (init(dv, step), next(dv, s, step), recall(dv, s, t)); core::replay uses them
+/// (init(dv, step), next(dv, s, step), recall(dv, s, t)); optim::replay uses them
 /// so that they are not recomputed at every review.
 template <class M, class T>
 concept DerivedStepwiseOver = StepwiseOver<M, T> &&

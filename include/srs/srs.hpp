@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/srs.hpp
-/// Umbrella header: everything in srs. Per-area headers can be included on
-/// their own (e.g. <srs/models/fsrs.hpp>) for faster builds.
+/// Umbrella header: everything in srs::srs (Boost headers and threads only).
+/// Per-area headers can be included on their own (e.g. <srs/models/fsrs.hpp>)
+/// for faster builds. The headers of the optional components are not here:
+/// the neural models (component `neural`, Eigen: <srs/models/neural.hpp>,
+/// rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp), the Anki import (`anki`,
+/// SQLite: <srs/anki/collection.hpp>) and the Parquet reader (`parquet`:
+/// <srs/data/parquet.hpp>, parquet_file.hpp, parquet_format.hpp, parquet_writer.hpp).
 #pragma once
 
 #include <srs/version.hpp>
@@ -9,14 +14,14 @@
 
 #include <srs/core/dual.hpp>
 #include <srs/core/error.hpp>
-#include <srs/core/replay.hpp>
 
+#include <srs/data/bins.hpp>
 #include <srs/data/csv.hpp>
 #include <srs/data/dataset.hpp>
 #include <srs/data/discover.hpp>
 #include <srs/data/preprocess.hpp>
 #include <srs/data/revlog.hpp>
-#include <srs/data/synthetic.hpp>
+#include <srs/data/revlog_builder.hpp>
 #include <srs/data/tables.hpp>
 
 #include <srs/models/act_r.hpp>
@@ -27,15 +32,12 @@
 #include <srs/models/fsrs.hpp>
 #include <srs/models/fsrs_rs.hpp>
 #include <srs/models/hlr.hpp>
-#include <srs/models/lstm.hpp>
-#include <srs/models/neural.hpp>
-#include <srs/models/nn17.hpp>
 #include <srs/models/online.hpp>
-#include <srs/models/rnn.hpp>
 #include <srs/models/sm2.hpp>
-#include <srs/models/transformer.hpp>
 
 #include <srs/optim/adam.hpp>
+#include <srs/optim/recency.hpp>
+#include <srs/optim/replay.hpp>
 #include <srs/optim/schedule.hpp>
 #include <srs/optim/settings.hpp>
 #include <srs/optim/trainer.hpp>
@@ -47,8 +49,6 @@
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
 
-#include <srs/anki/revlog_builder.hpp>  // (srs/anki/collection.hpp needs SQLite: the anki component)
-
 #include <srs/report/colors.hpp>
 #include <srs/report/html.hpp>
 #include <srs/report/markdown.hpp>
@@ -59,6 +59,7 @@
 #include <srs/sched/compat.hpp>
 #include <srs/sched/fit.hpp>
 #include <srs/sched/scheduler.hpp>
+#include <srs/sched/synthetic.hpp>
 
 #include <srs/stats/argsort.hpp>
 #include <srs/stats/bootstrap.hpp>

@@ -17,12 +17,13 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include <srs/core/error.hpp>        // srs::UsageError, srs::InputError
-#include <srs/data/dataset.hpp>      // srs::data::Step
-#include <srs/models/fsrs.hpp>       // srs::models::Fsrs6
-#include <srs/sched/fit.hpp>         // srs::sched::fit, revlog_from_reviews, Cancelled
-#include <srs/sched/scheduler.hpp>   // srs::sched::memory_state, retrievability, next_interval, next_states
-#include <srs/version.hpp>           // srs::version_string
+#include <srs/core/error.hpp>           // srs::UsageError, srs::InputError
+#include <srs/data/dataset.hpp>         // srs::data::Step
+#include <srs/data/revlog_builder.hpp>  // srs::data::kind_unknown
+#include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
+#include <srs/sched/fit.hpp>            // srs::sched::fit, revlog_from_reviews, Cancelled
+#include <srs/sched/scheduler.hpp>      // srs::sched::memory_state, retrievability, next_interval, next_states
+#include <srs/version.hpp>              // srs::version_string
 
 namespace {
 
@@ -166,7 +167,7 @@ srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, con
     std::vector<srs::sched::Review> reviews(n);
     for (std::size_t k = 0; k < n; ++k) {
       require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
-      reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::anki::kind_unknown};
+      reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
     }
     const srs::data::Revlog log = srs::sched::revlog_from_reviews(
         reviews, {.rollover_hour = opt.rollover_hour, .utc_offset_minutes = opt.utc_offset_minutes});

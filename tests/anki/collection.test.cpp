@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/anki/collection.hpp and srs/anki/revlog_builder.hpp (the
-// optional anki component):
+// Tests of srs/anki/collection.hpp (the optional anki component), and through
+// it of srs/data/revlog_builder.hpp (whose rules tests/data/revlog_builder.test.cpp
+// checks on its own):
 //
 //   * small collections written here with the SQLite C API, one in schema 11's
 //     shape (decks, deck configs and settings as JSON in `col`) and one in
@@ -33,16 +34,16 @@
 //     table; another day boundary changes the parameters.
 #include <srs/anki/collection.hpp>  // srs::anki::read_collection, CollectionOptions, Collection
 
-#include <srs/anki/revlog_builder.hpp>  // srs::anki::DayBoundary, RevlogEntry, build_revlog
 #include <srs/core/error.hpp>           // srs::InputError
 #include <srs/data/csv.hpp>             // srs::data::read_revlog_csv, write_revlog_csv
 #include <srs/data/discover.hpp>        // srs::data::discover_users, user_from_path, is_anki_collection
 #include <srs/data/revlog.hpp>          // srs::data::Revlog, RevlogRow
-#include <srs/data/synthetic.hpp>       // srs::data::simulate_user, SimulationOptions
+#include <srs/data/revlog_builder.hpp>  // srs::data::DayBoundary
 #include <srs/data/preprocess.hpp>      // srs::data::preprocess
 #include <srs/eval/evaluator.hpp>       // srs::eval::StandardEvaluator, UserResult
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/sched/fit.hpp>            // srs::sched::fit
+#include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user, SimulationOptions
 
 #include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
 
@@ -335,7 +336,7 @@ TEST_CASE("schema 11 and schema 18 collections: the builder's rules and the tabl
     CHECK(c.creation_time == crt);
     CHECK(c.revlog.user == "c" + std::to_string(schema));
     CHECK(c.revlog.source == file.string());
-    CHECK(c.days.mode == anki::DayBoundary::Mode::creation_time);
+    CHECK(c.days.mode == srs::data::DayBoundary::Mode::creation_time);
     // Schema 11: rollover 5 in col.conf, crt at 04:00 UTC -> created at UTC+60; schema 18: rollover 4, UTC.
     CHECK(c.rollover_hour == (schema == 11 ? 5 : 4));
     CHECK(c.creation_offset_minutes == (schema == 11 ? 60 : 0));
@@ -344,7 +345,7 @@ TEST_CASE("schema 11 and schema 18 collections: the builder's rules and the tabl
 
     SUBCASE("rollover mode with the creation offset: floor before crt") {
       anki::CollectionOptions o;
-      o.day_mode = anki::DayBoundary::Mode::rollover;
+      o.day_mode = srs::data::DayBoundary::Mode::rollover;
       const anki::Collection r = anki::read_collection(file, o);
       std::vector<RevlogRow> want = expected_creation_time();
       for (RevlogRow& row : want) row.day_offset += 1;  // E's first review is now on the day before crt
@@ -354,7 +355,7 @@ TEST_CASE("schema 11 and schema 18 collections: the builder's rules and the tabl
     }
     SUBCASE("rollover mode with a given hour and offset") {
       anki::CollectionOptions o;
-      o.day_mode = anki::DayBoundary::Mode::rollover;
+      o.day_mode = srs::data::DayBoundary::Mode::rollover;
       o.rollover_hour = 0;
       o.utc_offset_minutes = -300;  // midnight in UTC-5 = 05:00 UTC = crt + 1 h
       const anki::Collection r = anki::read_collection(file, o);
@@ -456,10 +457,10 @@ TEST_CASE("srs-bench on a directory of collections: each broken one named, the o
   fs::create_directories(data / "wrong");
   fs::create_directories(data / "good");
   {
-    srs::data::SimulationOptions so;
+    srs::sched::SimulationOptions so;
     so.days = 60;
     so.seed = 11;
-    srs::data::write_revlog_csv(data / "good" / "revlogs.csv", srs::data::simulate_user(so, "good"));
+    srs::data::write_revlog_csv(data / "good" / "revlogs.csv", srs::sched::simulate_user(so, "good"));
   }
   make_schema11(data / "wrong" / "collection.anki2", 10);  // an unsupported schema version
   {
@@ -577,7 +578,7 @@ TEST_CASE("the shared collections import to exactly the rows of their revlogs.cs
     CHECK(c.revlog.user == k.folder);
     check_rows(c.revlog, want.rows);
     anki::CollectionOptions o;
-    o.day_mode = anki::DayBoundary::Mode::rollover;
+    o.day_mode = srs::data::DayBoundary::Mode::rollover;
     o.rollover_hour = 4;
     o.utc_offset_minutes = k.offset;
     check_rows(anki::read_collection(dir / "collection.anki2", o).revlog, want.rows);

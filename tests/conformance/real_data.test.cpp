@@ -25,7 +25,6 @@
 #include <string>      // std::string
 #include <vector>      // std::vector
 
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/csv.hpp>         // srs::data::read_revlog_csv
 #include <srs/data/discover.hpp>    // srs::data::discover_users
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
@@ -37,6 +36,7 @@
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/models/online.hpp>    // srs::models::RmseBinsExploit
 #include <srs/models/sm2.hpp>       // srs::models::Sm2
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 
 namespace fs = std::filesystem;
@@ -211,8 +211,8 @@ void check_last_fold(const std::string& raw_name, const std::string& ref_name, b
     for (std::size_t k = raw.size() - last; k < raw.size(); ++k) {
       REQUIRE(row_of.count(raw[k].review_th) == 1);
       const srs::data::Item& it = ds.items[row_of[raw[k].review_th]];
-      const double p64 = srs::core::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
-      const float p32 = srs::core::predict(model, std::span<const float, 21>(wf), ds.history(it), it.delta_t);
+      const double p64 = srs::optim::predict(model, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+      const float p32 = srs::optim::predict(model, std::span<const float, 21>(wf), ds.history(it), it.delta_t);
       worst64 = std::max(worst64, std::fabs(p64 - raw[k].p));
       worst32 = std::max(worst32, std::fabs(static_cast<double>(p32) - raw[k].p));
     }

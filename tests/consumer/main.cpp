@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Built against an *installed* srs by package.find_package_consumer.
-#include <srs/srs.hpp>
+// Built against an *installed* srs by package.find_package_consumer, linking srs::srs alone:
+// <srs/srs.hpp> (everything but the components' headers) compiles without Eigen.
+#include <srs/srs.hpp>  // srs::models::Fsrs6
 
-#include <cmath>
-#include <cstdio>
+#include <cmath>   // std::abs
+#include <cstdio>  // std::printf
 
 int main() {
   // Recall after 3 days of a card with stability 5 under the default FSRS-6 curve.

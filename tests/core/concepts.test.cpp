@@ -12,13 +12,13 @@
 #include <srs/core/dual.hpp>        // srs::core::Dual, srs::core::value_t
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, srs::data::Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/avg.hpp>       // srs::models::Avg
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/adam.hpp>       // srs::optim::Adam
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user
 
 namespace {
 
@@ -112,11 +112,11 @@ static_assert(!srs::Metric<NotAMetric>);
 
 TEST_CASE("concepts: a user-written model plugs into the evaluator and the trainer") {
   // The toy model trains and evaluates through the same generic code as FSRS-6.
-  srs::data::SimulationOptions o;
+  srs::sched::SimulationOptions o;
   o.days = 40;
   srs::data::PreprocessOptions p;
   p.short_term = true;
-  const auto ds = srs::data::preprocess(srs::data::simulate_user(o, "toy"), p);
+  const auto ds = srs::data::preprocess(srs::sched::simulate_user(o, "toy"), p);
   const srs::eval::StandardEvaluator<Toy> ev;
   const auto r = ev.run(ds);
   CHECK(r.size == 5 * (ds.size() / 6));

@@ -469,7 +469,7 @@ TEST_CASE("csv: real data (ASproson_anki)") {
 #include <iterator>   // std::istreambuf_iterator
 #include <limits>     // std::numeric_limits
 
-#include <srs/data/synthetic.hpp>  // srs::data::simulate_user, SimulationOptions
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 TEST_CASE("csv writer: exact text of a small log") {
   Revlog log;
@@ -493,11 +493,11 @@ TEST_CASE("csv writer: extreme values are written in full") {
 }
 
 TEST_CASE("csv writer: a simulated user round-trips through text and through a file") {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = 7;
   so.days = 90;
   so.new_cards_per_day = 8;
-  const Revlog sim = srs::data::simulate_user(so, "sim");
+  const Revlog sim = srs::sched::simulate_user(so, "sim");
   REQUIRE(sim.rows.size() > 1000);
 
   const std::string text = srs::data::format_revlog_csv(sim);

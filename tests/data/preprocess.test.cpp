@@ -19,7 +19,7 @@
 
 #include <srs/core/error.hpp>       // srs::NotEnoughData
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 using srs::data::Dataset;
 using srs::data::Item;
@@ -179,11 +179,11 @@ TEST_CASE("preprocess: the card order and the rows do not depend on how card ids
   // Numbered cards (0..n-1) take a counting sort, millisecond ids (a span far
   // above 4 n) and negative ids std::stable_sort; the datasets must be equal
   // but for card_id.
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = 5;
   so.days = 40;
   so.new_cards_per_day = 8;
-  const Revlog numbered = srs::data::simulate_user(so, "ids");
+  const Revlog numbered = srs::sched::simulate_user(so, "ids");
   Revlog millis = numbered, negative = numbered, shuffled = numbered;
   for (RevlogRow& r : millis.rows) r.card_id = 1'600'000'000'000 + 7'919 * r.card_id;
   for (RevlogRow& r : negative.rows) r.card_id = -3 * r.card_id - 1;        // reversed card order

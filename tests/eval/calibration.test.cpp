@@ -32,7 +32,7 @@
 
 #include <srs/concepts.hpp>          // srs::Metric, srs::Prediction
 #include <srs/detail/json.hpp>       // srs::detail::json::dump, parse, ValueError
-#include <srs/eval/calibration.hpp>  // srs::eval::lowess, ici, Ici, CalibrationGraph, CalibrationData
+#include <srs/eval/calibration.hpp>  // srs::eval::lowess, ici, Ici, CalibrationGraph, CalibrationData, calibration_json
 #include <srs/stats/summary.hpp>     // srs::stats::detail::pairwise_sum
 
 #include "stats/stats_golden.ipp"
@@ -275,20 +275,19 @@ TEST_CASE("calibration: calibration graph bins, MAE and JSON field") {
   CHECK(d.bins[39].mean_p == doctest::Approx(0.995));
   CHECK(*g.value() == doctest::Approx(0.296).epsilon(1e-14));
   CHECK(eval::CalibrationGraph<>::name == "MAE(calibration)");
-  CHECK(eval::CalibrationGraph<>::json_key == "calibration");
 
   eval::CalibrationGraph<4> small;
   small.add(0.1, 0);
   small.add(0.2, 1);
   small.add(0.9, 1);
-  CHECK(json::dump(small.json()) ==
+  CHECK(json::dump(eval::calibration_json(small.data())) ==
         R"({"bins": 4, "n": [2, 0, 0, 1], "p": [0.15, null, null, 0.9], "y": [0.5, null, null, 1.0]})");
   // Round trip and pooling: two users' graphs pool to the graph of all predictions.
   eval::CalibrationGraph<4> other;
   other.add(0.05, 1);
   other.add(0.6, 0);
-  auto pooled = eval::calibration_from_json(small.json());
-  pooled.pool(eval::calibration_from_json(other.json()));
+  auto pooled = eval::calibration_from_json(eval::calibration_json(small.data()));
+  pooled.pool(eval::calibration_from_json(eval::calibration_json(other.data())));
   eval::CalibrationGraph<4> all = small;
   all.merge(other);
   const auto expect = all.data();

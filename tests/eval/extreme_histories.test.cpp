@@ -31,7 +31,6 @@
 #include <doctest/doctest.h>
 
 #include <srs/core/dual.hpp>        // srs::core::Dual
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/csv.hpp>         // srs::data::format_revlog_csv, parse_revlog_csv
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/revlog.hpp>      // srs::data::Revlog, RevlogRow
@@ -42,6 +41,7 @@
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, Fsrs4_5, Fsrs3
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
 #include <srs/models/sm2.hpp>       // srs::models::Sm2Trainable
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 
 namespace {
 
@@ -264,13 +264,13 @@ TEST_CASE("extreme histories: one card with 10,000 reviews") {
     REQUIRE(hist.size() == 10000);
     const auto w = m.default_params();
     const std::span<const srs::data::Step> steps(hist);
-    const double p = srs::core::predict(m, std::span<const double, 21>(w), steps, 36500.0);
+    const double p = srs::optim::predict(m, std::span<const double, 21>(w), steps, 36500.0);
     CHECK(std::isfinite(p));
     CHECK((p >= 0 && p <= 1));
     using D = srs::core::Dual<double, 21>;
     std::array<D, 21> wd;
     for (std::size_t k = 0; k < 21; ++k) wd[k] = D::variable(w[k], k);
-    const D pd = srs::core::predict(m, std::span<const D, 21>(wd), steps, 36500.0);
+    const D pd = srs::optim::predict(m, std::span<const D, 21>(wd), steps, 36500.0);
     CHECK(std::isfinite(pd.val));
     for (std::size_t k = 0; k < 21; ++k) CHECK(std::isfinite(pd.grad[k]));
   }

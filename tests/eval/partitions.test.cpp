@@ -30,14 +30,15 @@
 #include <srs/core/error.hpp>       // srs::InadequateData
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step, PartitionBy
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user
 #include <srs/data/tables.hpp>      // srs::data::CardsTable, DecksTable, assign_partitions
-#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, EvalOptions, UserResult, recency_weights
+#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, EvalOptions, UserResult
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::train
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user
 
 namespace {
 
@@ -185,7 +186,7 @@ TEST_CASE("partitions: the user-level model is trained at most once per fold, wi
   REQUIRE(m.calls->size() == 3 + 3 + 4 + 4 + 4);
   std::size_t user_level_calls = 0;
   for (const TrainCall& c : *m.calls) {
-    CHECK(c.weights == srs::eval::recency_weights(c.rows.size()));  // partitions and user level alike
+    CHECK(c.weights == srs::optim::recency_weights(c.rows.size()));  // partitions and user level alike
     if (c.rows == iota(c.rows.size()) && c.rows.size() > 2) ++user_level_calls;
   }
   CHECK(user_level_calls == 5);
@@ -227,11 +228,11 @@ TEST_CASE("partitions: without partitions a failure goes straight to the default
 
 TEST_CASE("partitions: presets from the tables, end to end with FSRS-6") {
   // A simulated user whose cards sit in three decks; decks 0 and 1 share preset 7.
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = 11;
   so.days = 60;
   so.new_cards_per_day = 10;
-  const srs::data::Revlog log = srs::data::simulate_user(so, "sim");
+  const srs::data::Revlog log = srs::sched::simulate_user(so, "sim");
   srs::data::PreprocessOptions po;
   po.short_term = true;
   Dataset ds = srs::data::preprocess(log, po);

@@ -23,11 +23,11 @@
 
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions, UserResult
 #include <srs/eval/split.hpp>       // srs::eval::EqualizeSplit, TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 ... Fsrs6, detail::fit_initial_stability
 #include <srs/optim/trainer.hpp>    // srs::optim::train
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -36,11 +36,11 @@ using srs::data::Item;
 
 /// A simulated user's log (same-day learning steps included).
 srs::data::Revlog sim_log(std::uint64_t seed) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = 60;
   so.new_cards_per_day = 10;
-  return srs::data::simulate_user(so, "sim");
+  return srs::sched::simulate_user(so, "sim");
 }
 
 /// True if x has at most `decimals` decimals (up to the double's own rounding).

@@ -27,9 +27,9 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, INFO
 
-#include <srs/data/synthetic.hpp>  // srs::data::simulate_user, SimulationOptions
-#include <srs/models/fsrs.hpp>     // srs::models::Fsrs6
-#include <srs/sched/fit.hpp>       // srs::sched::fit, Review, revlog_from_reviews
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/sched/fit.hpp>        // srs::sched::fit, Review, revlog_from_reviews
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -61,10 +61,10 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
 /// An app's log: a simulated user's reviews as (card, time in ms, rating),
 /// each day's reviews from 09:00 local time (UTC+1) one second apart.
 std::vector<srs::sched::Review> app_reviews() {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.days = 90;
   so.seed = 2024;
-  const srs::data::Revlog log = srs::data::simulate_user(so, "app");
+  const srs::data::Revlog log = srs::sched::simulate_user(so, "app");
   const std::int64_t day0 = 1'704'096'000'000;  // 2024-01-01 08:00 UTC = 09:00 UTC+1
   std::vector<srs::sched::Review> out;
   REQUIRE(log.rows.size() < 36'000);  // all of a day's reviews before 19:00

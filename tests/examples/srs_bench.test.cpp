@@ -62,13 +62,13 @@
 #include <srs/data/csv.hpp>         // srs::data::write_revlog_csv, format_revlog_csv
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/data/revlog.hpp>      // srs::data::Revlog
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/data/tables.hpp>      // srs::data::parse_cards_csv, parse_decks_csv, assign_partitions
 #include <srs/detail/json.hpp>      // srs::detail::json::parse, Value
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/eval/report.hpp>      // srs::eval::result_line, raw_line
 #include <srs/models/avg.hpp>       // srs::models::Avg
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -115,12 +115,12 @@ Run bench(const TempDir& tmp, const std::string& args) {
 
 /// A small simulated user: 60 days, 8 new cards a day.
 srs::data::Revlog small_user(const std::string& user, std::uint64_t seed) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = 60;
   so.new_cards_per_day = 8;
   so.params[20] = 0.1 + 0.05 * static_cast<double>(seed % 4);  // users differ in their decay
-  return srs::data::simulate_user(so, user);
+  return srs::sched::simulate_user(so, user);
 }
 
 /// Writes `users` as <user>.csv into `dir`.
@@ -714,11 +714,11 @@ TEST_CASE("srs_bench: a run killed with SIGKILL, then --resume, gives the files 
   for (int u = 1; u <= 6; ++u) {
     srs::data::Revlog log = small_user(std::to_string(u), static_cast<std::uint64_t>(u));
     if (u == 2) {
-      srs::data::SimulationOptions so;
+      srs::sched::SimulationOptions so;
       so.seed = 2;
       so.days = 400;
       so.new_cards_per_day = 20;
-      log = srs::data::simulate_user(so, "2");
+      log = srs::sched::simulate_user(so, "2");
     }
     users.push_back(std::move(log));
   }

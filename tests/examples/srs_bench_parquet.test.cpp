@@ -26,8 +26,8 @@
 
 #include <srs/data/csv.hpp>             // srs::data::write_revlog_csv
 #include <srs/data/parquet_writer.hpp>  // srs::data::parquet::write_revlog_parquet, write_cards_parquet
-#include <srs/data/synthetic.hpp>       // srs::data::simulate_user
 #include <srs/data/tables.hpp>          // srs::data::CardsTable, DecksTable
+#include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user
 
 #include <support/temp_dir.hpp>  // srs::test::TempDir, sh_quote, read_file
 
@@ -62,11 +62,11 @@ BenchRun run_bench(const TempDir& tmp, const std::string& args) {
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 srs::data::Revlog sim_user(const std::string& user, std::uint64_t seed) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = 50;
   so.new_cards_per_day = 6;
-  return srs::data::simulate_user(so, user);
+  return srs::sched::simulate_user(so, user);
 }
 
 /// Cards in decks 0..2 (every 10th card missing), decks 0 and 1 in preset 4, deck 2 in preset 6.

@@ -19,9 +19,9 @@
 
 #include <srs/models/fsrs.hpp>   // srs::models::Fsrs6, FsrsState, detail::fit_initial_stability, collect_s0_groups
 #include <srs/core/dual.hpp>     // srs::core::Dual
-#include <srs/core/replay.hpp>   // srs::core::Predictor, srs::core::predict
 #include <srs/core/error.hpp>    // srs::InadequateData
 #include <srs/data/dataset.hpp>  // srs::data::Dataset, Item, Step
+#include <srs/optim/replay.hpp>  // srs::optim::Predictor, srs::optim::predict
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predict
 #include <support/common.hpp>       // srs::test::rel_close
@@ -465,13 +465,13 @@ TEST_CASE("Fsrs6: card() reuses the row's curve value for the next review, with 
     ho.max_len = 4 + seed % 40;
     const auto h = srs::test::simulate_history(seed * 7919 + 11, ho);
     const CardRows r = card_rows(h, seed % 2 == 1);
-    const srs::core::Predictor<double, Fsrs6> pd(m, std::span<const double, 21>(w));
+    const srs::optim::Predictor<double, Fsrs6> pd(m, std::span<const double, 21>(w));
     const std::array<float, 21> wf = [&] {
       std::array<float, 21> f{};
       for (std::size_t k = 0; k < 21; ++k) f[k] = static_cast<float>(w[k]);
       return f;
     }();
-    const srs::core::Predictor<float, Fsrs6> pf(m, std::span<const float, 21>(wf));
+    const srs::optim::Predictor<float, Fsrs6> pf(m, std::span<const float, 21>(wf));
     std::vector<double> got(r.len.size(), -1);
     std::vector<float> got_f(r.len.size(), -1);
     auto len = [&](std::size_t k) { return r.len[k]; };
@@ -481,8 +481,8 @@ TEST_CASE("Fsrs6: card() reuses the row's curve value for the next review, with 
     for (std::size_t k = 0; k < r.len.size(); ++k) {
       CAPTURE(k);
       const std::span<const Step> hist(h.data(), r.len[k]);
-      CHECK(got[k] == srs::core::predict(m, std::span<const double, 21>(w), hist, r.dt[k]));
-      CHECK(got_f[k] == srs::core::predict(m, std::span<const float, 21>(wf), hist, r.dt[k]));
+      CHECK(got[k] == srs::optim::predict(m, std::span<const double, 21>(w), hist, r.dt[k]));
+      CHECK(got_f[k] == srs::optim::predict(m, std::span<const float, 21>(wf), hist, r.dt[k]));
       ++rows;
       reused += (k + 1 < r.len.size() && r.len[k + 1] > r.len[k] && h[r.len[k]].t == r.dt[k] && r.dt[k] >= 1) ? 1 : 0;
     }
@@ -516,7 +516,7 @@ TEST_CASE(
     // Forward mode: Σ coef_k ∇p_k from the fused tangent path.
     std::array<double, 21> expect{};
     std::vector<double> p_fwd(r.len.size());
-    const srs::core::Predictor<D, Fsrs6> fwd(m, ws);
+    const srs::optim::Predictor<D, Fsrs6> fwd(m, ws);
     fwd.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, const D& p) {
       p_fwd[k] = p.val;
       for (std::size_t j = 0; j < 21; ++j) expect[j] += coef(k, p.val) * p.grad[j];
@@ -555,7 +555,7 @@ TEST_CASE(
           return coef(k, p);
         },
         std::span<double, 21>(ignored));
-    srs::core::Predictor<double, Fsrs6>(m, std::span<const double, 21>(w))
+    srs::optim::Predictor<double, Fsrs6>(m, std::span<const double, 21>(w))
         .card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, double p) { p_card[k] = p; });
     CHECK(p_exact == p_card);
     double scale = 0;

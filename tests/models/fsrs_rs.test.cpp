@@ -20,14 +20,15 @@
 #include <srs/models/fsrs_rs.hpp>  // srs::models::FsrsRs, detail::RsItems, rs_*, ternary_search_minimum
 
 #include <srs/core/error.hpp>       // srs::InadequateData
-#include <srs/core/replay.hpp>      // srs::core::predict
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
-#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions, recency_weights
+#include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, FsrsState, detail::S0Group
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
+#include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::detail::HasCardAdjoint
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
 #include <support/common.hpp>       // srs::test::all_rows
@@ -89,7 +90,7 @@ double grid_minimum(const std::vector<S0Group>& g, double average, double s0) {
 /// A small simulated user, preprocessed with --short (built once).
 const srs::data::Dataset& sim_user() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 77;
     o.days = 150;
     o.new_cards_per_day = 10;
@@ -97,7 +98,7 @@ const srs::data::Dataset& sim_user() {
     o.params[20] = 0.3;
     srs::data::PreprocessOptions po;
     po.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "rs"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "rs"), po);
   }();
   return ds;
 }
@@ -111,7 +112,7 @@ double rs_objective(const FsrsRs& m, const RsItems& items, const std::vector<dou
   double loss = 0;
   for (std::size_t k : kept) {
     const auto item = items[k];
-    const double p = srs::core::predict(m, std::span<const double, 21>(w), item.first(item.size() - 1), item.back().t);
+    const double p = srs::optim::predict(m, std::span<const double, 21>(w), item.first(item.size() - 1), item.back().t);
     loss += weights[k] * srs::models::detail::rs_bce(p, item.back().rating > 1);
   }
   return (loss + m.penalty(std::span<const double, 21>(w), std::span<const double, 21>(w0))) /
@@ -123,7 +124,7 @@ double log_loss(const FsrsRs& m, const srs::data::Dataset& ds, const std::vector
   double l = 0;
   for (std::size_t r : rows) {
     const auto& it = ds.items[r];
-    const double p = srs::core::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t);
+    const double p = srs::optim::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t);
     l -= it.y ? std::log(p) : std::log(1 - p);
   }
   return l / static_cast<double>(rows.size());
@@ -148,8 +149,8 @@ TEST_CASE("FsrsRs: FSRS-6 with its own name, predictions equal FSRS-6 on whole-d
     const auto h = srs::test::simulate_history(seed);
     const W w = srs::test::random_params(rs, seed);
     for (double t : {1.0, 7.0, 90.0}) {
-      const double a = srs::core::predict(rs, std::span<const double, 21>(w), h, t);
-      const double b = srs::core::predict(f6, std::span<const double, 21>(w), h, t);
+      const double a = srs::optim::predict(rs, std::span<const double, 21>(w), h, t);
+      const double b = srs::optim::predict(f6, std::span<const double, 21>(w), h, t);
       CHECK(a == b);
     }
   }
@@ -193,7 +194,7 @@ TEST_CASE("FsrsRs: step rules, input S and D clamped, same-day branch only at t 
 }
 
 TEST_CASE(
-    "FsrsRs: Predictor::card uses FSRS-rs's step rule (core::predict's values, not FSRS-6's card pass nor its "
+    "FsrsRs: Predictor::card uses FSRS-rs's step rule (optim::predict's values, not FSRS-6's card pass nor its "
     "CardAdjoint)") {
   const FsrsRs rs;
   const W w = Fsrs6::defaults;
@@ -205,16 +206,16 @@ TEST_CASE(
   auto len = [](std::size_t k) { return k + 1; };
   auto dt = [&](std::size_t k) { return steps[k + 1].t; };
   std::vector<double> by_card(n), by_fsrs6(n);
-  srs::core::Predictor<double, FsrsRs>(rs, ws).card(steps, n, len, dt,
-                                                    [&](std::size_t k, double p) { by_card[k] = p; });
+  srs::optim::Predictor<double, FsrsRs>(rs, ws).card(steps, n, len, dt,
+                                                     [&](std::size_t k, double p) { by_card[k] = p; });
   const Fsrs6 f6;
-  srs::core::Predictor<double, Fsrs6>(f6, ws).card(steps, n, len, dt,
-                                                   [&](std::size_t k, double p) { by_fsrs6[k] = p; });
+  srs::optim::Predictor<double, Fsrs6>(f6, ws).card(steps, n, len, dt,
+                                                    [&](std::size_t k, double p) { by_fsrs6[k] = p; });
   std::size_t differ_from_fsrs6 = 0;
   for (std::size_t k = 0; k < n; ++k) {
     CAPTURE(k);
     const std::span<const Step> history(steps.data(), k + 1);
-    CHECK(by_card[k] == srs::core::predict(rs, ws, history, dt(k)));
+    CHECK(by_card[k] == srs::optim::predict(rs, ws, history, dt(k)));
     differ_from_fsrs6 += by_card[k] != by_fsrs6[k];
   }
   CHECK(differ_from_fsrs6 > 0);
@@ -442,7 +443,7 @@ TEST_CASE("recency weights: 0.25 + 0.75 (idx / (n-1))^3, as the evaluator's --re
   CHECK(w5.back() == 1.0);
   for (std::size_t n : {2u, 3u, 10u, 1000u}) {
     const auto a = rs_recency_weights(n);
-    const auto b = srs::eval::recency_weights(n);
+    const auto b = srs::optim::recency_weights(n);
     for (std::size_t k = 0; k < n; ++k) CHECK(a[k] == doctest::Approx(b[k]).epsilon(1e-14));
   }
 }

@@ -33,13 +33,13 @@
 
 #include <srs/core/dual.hpp>        // srs::core::Dual
 #include <srs/core/error.hpp>       // srs::InadequateData
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs5, FsrsV1State
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/settings.hpp>   // srs::optim::TrainingSettings, TrainMode
 #include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions
 #include <support/common.hpp>       // srs::test::rel_close, all_rows
@@ -1425,13 +1425,13 @@ namespace {
 /// (FSRS-5) same-day reviews; built once per flavour.
 const srs::data::Dataset& small_user(bool short_term) {
   auto make = [](bool st) {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 4242;
     o.days = 60;
     o.new_cards_per_day = 10;
     srs::data::PreprocessOptions po;
     po.short_term = st;
-    return srs::data::preprocess(srs::data::simulate_user(o, "versions"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "versions"), po);
   };
   static const srs::data::Dataset long_term = make(false);
   static const srs::data::Dataset with_short = make(true);
@@ -1445,7 +1445,7 @@ double mean_loss(const M& m, const srs::data::Dataset& ds, const Params<M>& w) {
   std::size_t n = 0;
   for (const auto& it : ds.items) {
     if (it.hist_len == 0 || it.hist_len > 64) continue;
-    sum += srs::core::bce(srs::core::predict(m, ws, ds.history(it), it.delta_t), it.y);
+    sum += srs::optim::bce(srs::optim::predict(m, ws, ds.history(it), it.delta_t), it.y);
     ++n;
   }
   return sum / static_cast<double>(n);

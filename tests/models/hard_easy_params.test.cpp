@@ -29,7 +29,7 @@
 
 #include <srs/core/dual.hpp>        // srs::core::Dual
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 #include <srs/models/act_r.hpp>     // srs::models::ActR
 #include <srs/models/anki.hpp>      // srs::models::AnkiSm2
 #include <srs/models/dash.hpp>      // srs::models::Dash, DashMcm, DashActR
@@ -96,9 +96,9 @@ TEST_CASE_TEMPLATE("models: hard_easy_params are the parameters only Hard and Ea
 
 TEST_CASE_TEMPLATE("models: initialized_params are what the S0 fit sets", M, models::Fsrs4, models::Fsrs4_5,
                    models::Fsrs5, models::Fsrs6) {
-  srs::data::SimulationOptions sim;
+  srs::sched::SimulationOptions sim;
   sim.days = 200;
-  const srs::data::Dataset ds = srs::data::preprocess(srs::data::simulate_user(sim, "1"), {.short_term = true});
+  const srs::data::Dataset ds = srs::data::preprocess(srs::sched::simulate_user(sim, "1"), {.short_term = true});
   std::vector<std::size_t> rows(ds.items.size());
   std::iota(rows.begin(), rows.end(), std::size_t{0});
   const M model{};

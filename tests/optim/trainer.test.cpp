@@ -17,12 +17,12 @@
 #include <doctest/doctest.h>
 
 #include <srs/core/error.hpp>       // srs::InadequateData
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/trainer.hpp>    // srs::optim::train, torch_randperm, TrainMode, TrainOptions
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -37,7 +37,7 @@ double log_loss(const Fsrs6& model, const srs::data::Dataset& ds, std::span<cons
   double sum = 0;
   for (std::size_t r : rows) {
     const srs::data::Item& it = ds.items[r];
-    sum += srs::core::bce(srs::core::predict(model, ws, ds.history(it), it.delta_t), it.y);
+    sum += srs::optim::bce(srs::optim::predict(model, ws, ds.history(it), it.delta_t), it.y);
   }
   return sum / static_cast<double>(rows.size());
 }
@@ -53,7 +53,7 @@ std::vector<std::size_t> first_rows(const srs::data::Dataset& ds, double fractio
 /// has something to find after the S0 fit.
 const srs::data::Dataset& small_user() {
   static const srs::data::Dataset ds = [] {
-    srs::data::SimulationOptions o;
+    srs::sched::SimulationOptions o;
     o.seed = 2024;
     o.days = 150;
     o.new_cards_per_day = 10;
@@ -61,7 +61,7 @@ const srs::data::Dataset& small_user() {
     o.params[20] = 0.3;
     srs::data::PreprocessOptions po;
     po.short_term = true;
-    return srs::data::preprocess(srs::data::simulate_user(o, "small"), po);
+    return srs::data::preprocess(srs::sched::simulate_user(o, "small"), po);
   }();
   return ds;
 }
@@ -278,7 +278,7 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
   // smaller success gain (w8 = 1.5), twice the default initial stabilities.
   // A daily review limit leaves cards overdue, which spreads t / S and makes
   // the curve's shape (w20) identifiable.
-  srs::data::SimulationOptions o;
+  srs::sched::SimulationOptions o;
   o.seed = 1;
   o.days = 365;
   o.new_cards_per_day = 10;
@@ -286,7 +286,7 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
   o.params[20] = 0.3;
   o.params[8] = 1.5;
   for (std::size_t k = 0; k < 4; ++k) o.params[k] *= 2;
-  const srs::data::Revlog log = srs::data::simulate_user(o, "truth");
+  const srs::data::Revlog log = srs::sched::simulate_user(o, "truth");
   REQUIRE(log.rows.size() > 20000);
   srs::data::PreprocessOptions po;
   po.short_term = true;
@@ -333,12 +333,12 @@ struct ShortUser {
   std::vector<std::size_t> rows;
 };
 ShortUser short_user(std::uint64_t seed, int days, const char* name) {
-  srs::data::SimulationOptions so;
+  srs::sched::SimulationOptions so;
   so.seed = seed;
   so.days = days;
   srs::data::PreprocessOptions po;
   po.short_term = true;
-  ShortUser u{srs::data::preprocess(srs::data::simulate_user(so, name), po), {}};
+  ShortUser u{srs::data::preprocess(srs::sched::simulate_user(so, name), po), {}};
   u.rows.resize(u.ds.items.size());
   std::iota(u.rows.begin(), u.rows.end(), std::size_t{0});
   return u;
@@ -411,9 +411,9 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
       m.card<true>(
           dv, u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
           [&](std::size_t, double v) { p = v; });
-      sum += srs::core::bce(p, it.y);
+      sum += srs::optim::bce(p, it.y);
       sum_std +=
-          srs::core::bce(srs::core::predict(m, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t), it.y);
+          srs::optim::bce(srs::optim::predict(m, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t), it.y);
     }
     CHECK(fused[0].second == sum / static_cast<double>(u.rows.size()));
     CHECK(separate[0].second == sum_std / static_cast<double>(u.rows.size()));
@@ -447,7 +447,7 @@ TEST_CASE("train: card-window batching (--fast) trains, is deterministic, and la
   auto loss = [&](const std::array<double, 21>& w) {
     double l = 0;
     for (const auto& it : ds.items)
-      l += srs::core::bce(srs::core::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t), it.y);
+      l += srs::optim::bce(srs::optim::predict(m, std::span<const double, 21>(w), ds.history(it), it.delta_t), it.y);
     return l / static_cast<double>(ds.items.size());
   };
   const double l_def = loss(m.default_params()), l_fast = loss(a), l_ref = loss(ref);

@@ -20,7 +20,7 @@
 
 #include <srs/core/error.hpp>          // srs::NotEnoughData
 #include <srs/data/preprocess.hpp>     // srs::data::preprocess
-#include <srs/data/synthetic.hpp>      // srs::data::simulate_users, SimulationOptions
+#include <srs/sched/synthetic.hpp>     // srs::sched::simulate_users, SimulationOptions
 #include <srs/eval/evaluator.hpp>      // srs::eval::StandardEvaluator, UserResult
 #include <srs/models/avg.hpp>          // srs::models::Avg
 #include <srs/models/fsrs.hpp>         // srs::models::Fsrs6
@@ -111,12 +111,12 @@ TEST_CASE("report: markdown of a report") {
 
 TEST_CASE("report: a program's in-memory results as the README tables") {
   // The README's example ("Benchmark report (srs-report)"): evaluate, collect, render.
-  srs::data::SimulationOptions sim;
+  srs::sched::SimulationOptions sim;
   sim.days = 120;
   const srs::eval::StandardEvaluator<srs::models::Fsrs6> fsrs;
   const srs::eval::StandardEvaluator<srs::models::Avg> avg;
   std::vector<srs::eval::UserResult> fsrs_results, avg_results;
-  for (const srs::data::Revlog& log : srs::data::simulate_users(3, sim)) {
+  for (const srs::data::Revlog& log : srs::sched::simulate_users(3, sim)) {
     try {
       const srs::data::Dataset ds = srs::data::preprocess(log, {.short_term = true});
       fsrs_results.push_back(fsrs.run(ds));

@@ -141,7 +141,7 @@ TEST_CASE("report: from_user_results reads in-memory results as their result fil
     srs::eval::CalibrationGraph<4> graph;
     graph.add({0.3, 1, 1, 1, 0});
     graph.add({0.9, 1, 1, 1, 0});
-    r.extra.emplace_back("calibration", graph.json());
+    r.calibration = graph.data();
     results.push_back(std::move(r));
   }
   report_test::TempDir tmp;

@@ -19,10 +19,10 @@
 #include <srs/sched/fit.hpp>  // srs::sched::fit, FitOptions, FitResult, Cancelled, revlog_from_reviews
 
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
-#include <srs/eval/evaluator.hpp>   // srs::eval::recency_weights
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, Fsrs5
+#include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/trainer.hpp>    // srs::optim::train
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -45,11 +45,11 @@ namespace sched = srs::sched;
 namespace data = srs::data;
 
 data::Revlog simulated(int days, std::uint64_t seed = 7, int new_cards_per_day = 8) {
-  data::SimulationOptions so;
+  sched::SimulationOptions so;
   so.days = days;
   so.seed = seed;
   so.new_cards_per_day = new_cards_per_day;
-  return data::simulate_user(so, "fit");
+  return sched::simulate_user(so, "fit");
 }
 
 std::vector<std::size_t> all_rows(const data::Dataset& ds) {
@@ -98,7 +98,7 @@ TEST_CASE("fit with the benchmark rules is one fold's training on every row") {
     sched::FitOptions opt;
     opt.recency = true;
     const auto r = sched::fit(m, log, opt);
-    const auto weights = srs::eval::recency_weights(rows.size());
+    const auto weights = srs::optim::recency_weights(rows.size());
     const auto ref = srs::optim::train(m, ds, std::span<const std::size_t>(rows), std::span<const double>(weights));
     CHECK(r.params == ref);
   }

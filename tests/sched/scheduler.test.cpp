@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/sched/scheduler.hpp, the scheduler API for apps:
 //
-//   * memory_state is core::replay of the model (FSRS-6, FSRS-5, FSRS-4.5,
+//   * memory_state is optim::replay of the model (FSRS-6, FSRS-5, FSRS-4.5,
 //     FSRS-rs) and checks its input (empty history, ratings, intervals);
 //   * retrievability is the model's curve: fsrs-rs's unit-test values of the
 //     FSRS-6 curve at the default parameters (models.md §3.8);
@@ -13,11 +13,11 @@
 //     operator[]; a user-defined model with its own `interval` member.
 #include <srs/sched/scheduler.hpp>  // srs::sched::memory_state, retrievability, interval_at, next_interval, next_states
 
-#include <srs/core/error.hpp>    // srs::UsageError
-#include <srs/core/replay.hpp>   // srs::core::replay
-#include <srs/data/dataset.hpp>  // srs::data::Step
-#include <srs/models/fsrs.hpp>   // srs::models::Fsrs1 .. Fsrs6
+#include <srs/core/error.hpp>      // srs::UsageError
+#include <srs/data/dataset.hpp>    // srs::data::Step
+#include <srs/models/fsrs.hpp>     // srs::models::Fsrs1 .. Fsrs6
 #include <srs/models/fsrs_rs.hpp>  // srs::models::FsrsRs
+#include <srs/optim/replay.hpp>    // srs::optim::replay
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -42,7 +42,7 @@ template <class M>
 void check_replay(const M& m) {
   const auto w = m.default_params();
   const auto st = sched::memory_state(m, w, history);
-  const auto ref = srs::core::replay(m, std::span<const double, M::num_params>(w), std::span<const Step>(history));
+  const auto ref = srs::optim::replay(m, std::span<const double, M::num_params>(w), std::span<const Step>(history));
   CHECK(st.s == ref.s);
   CHECK(st.d == ref.d);
 }

@@ -16,18 +16,18 @@
 //                                  torch-style clamp inside the step) the gradient
 //                                  must match one side or their mean
 //   rows_loss(model, w, ds, rows)  Σ BCE of model.predict row by row (the scalar path)
-//   simulated_user(seed)           a small simulated user (srs/data/synthetic.hpp), cached
+//   simulated_user(seed)           a small simulated user (srs/sched/synthetic.hpp), cached
 //   pooled_logloss(model, ds)      LogLoss of the benchmark protocol (5 time-series folds)
 //   pretrained_on(model, seeds)    the model with weights pretrained on simulated users
 #pragma once
 
-#include <srs/core/replay.hpp>      // srs::core::bce
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, SimulationOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
 #include <srs/models/neural.hpp>    // srs::models::ParamBlock, PretrainOptions, detail::make_batches, detail::row_refs
+#include <srs/optim/replay.hpp>     // srs::optim::bce
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <doctest/doctest.h>  // CHECK_MESSAGE, INFO
 
@@ -104,7 +104,7 @@ double rows_loss(const M& model, std::span<const double, M::num_params> w, const
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const data::Item& it = ds.items[rows[k]];
     const double p = model.predict(w, ds.history(it), it.delta_t);
-    loss += (weights.empty() ? 1.0 : weights[k]) * core::bce(p, it.y);
+    loss += (weights.empty() ? 1.0 : weights[k]) * optim::bce(p, it.y);
   }
   return loss;
 }
@@ -115,11 +115,11 @@ inline const data::Dataset& simulated_user(std::uint64_t seed) {
   static std::map<std::uint64_t, data::Dataset> cache;
   auto it = cache.find(seed);
   if (it == cache.end()) {
-    data::SimulationOptions o;
+    sched::SimulationOptions o;
     o.seed = seed;
     o.days = 150;
     o.new_cards_per_day = 8;
-    it = cache.emplace(seed, data::preprocess(data::simulate_user(o, "sim" + std::to_string(seed)))).first;
+    it = cache.emplace(seed, data::preprocess(sched::simulate_user(o, "sim" + std::to_string(seed)))).first;
   }
   return it->second;
 }

@@ -25,7 +25,7 @@
 #include <srs/concepts.hpp>          // srs::Prediction
 #include <srs/detail/json.hpp>       // srs::detail::json::Value, Object, dump
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
-#include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph, Ici
+#include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph, Ici, calibration_json
 #include <srs/eval/metrics.hpp>      // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <support/temp_dir.hpp>      // srs::test::TempDir, sh_quote, read_file
 
@@ -129,7 +129,7 @@ inline json::Value synthetic_line(const SyntheticModel& m, std::int64_t user, st
   line["metrics"] = std::move(metrics);
   line["user"] = user;
   line["size"] = static_cast<std::int64_t>(reviews);
-  if (m.calibration) line["calibration"] = graph.json();
+  if (m.calibration) line["calibration"] = srs::eval::calibration_json(graph.data());
   return line;
 }
 

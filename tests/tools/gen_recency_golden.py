@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Print the golden table of srs::eval::recency_weights (pipeline.md §7.4):
+"""Print the golden table of srs::optim::recency_weights (pipeline.md §7.4):
 the reference's recency weights 0.25 + 0.75 * np.linspace(0, 1, n)**3,
 computed with NumPy exactly as the reference computes them.
 
@@ -8,7 +8,7 @@ Run with an interpreter that has NumPy (on Debian: /usr/bin/python3):
 
     /usr/bin/python3 tests/tools/gen_recency_golden.py
 
-and paste the output into tests/eval/evaluator.test.cpp (the `recency_golden`
+and paste the output into tests/optim/recency.test.cpp (the `recency_golden`
 table). Every value is printed with repr(), the shortest text that reads back
 to the same double, so the C++ side can compare bit for bit.
 """

@@ -2,7 +2,7 @@
 /// @file srs/anki/collection.hpp
 /// Importing an Anki collection (`collection.anki2` / `.anki21`, SQLite) into
 /// the tables the benchmark reads: the revlogs table of the dataset builder
-/// (srs/anki/revlog_builder.hpp: drop rating 0, drop filtered-deck reviews
+/// (srs/data/revlog_builder.hpp: drop rating 0, drop filtered-deck reviews
 /// without rescheduling, keep each card's history from its last learning
 /// start, state mapping, day offsets), and the cards and decks tables that
 /// partitions use (data::PartitionTables, pipeline.md §1.1, §2.16).
@@ -21,7 +21,7 @@
 ///
 /// Tables produced (ids renumbered to small integers, as anki-revlogs-10k):
 ///  * revlog: card ids 0, 1, ... in ascending order of Anki's card id (rule 6
-///    of the builder); BuildInfo::card_ids maps them back;
+///    of the builder); data::BuildInfo::card_ids maps them back;
 ///  * cards: one row per card of the revlog that still exists, with its note
 ///    (notes numbered in ascending note id) and deck: its original deck when it
 ///    sits in a filtered deck (cards.odid), as Anki's exporter does;
@@ -30,11 +30,11 @@
 ///    ascending config id; a normal deck whose config does not exist gets
 ///    Anki's fallback, the default config 1; filtered decks have none).
 ///
-/// Day boundary (CollectionOptions): by default DayBoundary::creation_time
+/// Day boundary (CollectionOptions): by default data::DayBoundary::creation_time
 /// with the collection's `crt`, day = trunc((t_ms/1000 − crt)/86400): the rule
 /// ../shared/data/real/*/revlogs.csv were built with (each owner's real
 /// rollover hour and time zone being unknown); importing those collections
-/// reproduces them row for row. DayBoundary::rollover instead takes the local
+/// reproduces them row for row. data::DayBoundary::rollover instead takes the local
 /// day that starts at the rollover hour (by default the collection's own
 /// setting: col.conf or config "rollover", 4 if unset) in a given UTC offset
 /// (by default the creation offset, the one in which crt is the rollover time:
@@ -69,10 +69,10 @@
 #include <utility>       // std::move
 #include <vector>        // std::vector
 
-#include <srs/anki/revlog_builder.hpp>  // anki::RevlogEntry, DayBoundary, BuildInfo, build_revlog
 #include <srs/core/error.hpp>           // srs::InputError
 #include <srs/data/discover.hpp>        // data::user_from_path
 #include <srs/data/revlog.hpp>          // data::Revlog
+#include <srs/data/revlog_builder.hpp>  // data::RevlogEntry, DayBoundary, BuildInfo, build_revlog, max_time_ms
 #include <srs/data/tables.hpp>          // data::PartitionTables, CardInfo, DeckInfo
 #include <srs/detail/json.hpp>          // srs::detail::json::parse
 #include <srs/detail/number.hpp>        // srs::detail::shortest_repr
@@ -81,7 +81,7 @@ namespace srs::anki {
 
 /// How read_collection computes day offsets (see the file comment).
 struct CollectionOptions {
-  DayBoundary::Mode day_mode = DayBoundary::Mode::creation_time;
+  data::DayBoundary::Mode day_mode = data::DayBoundary::Mode::creation_time;
   std::optional<std::int32_t> rollover_hour;       ///< rollover mode: default the collection's setting
   std::optional<std::int32_t> utc_offset_minutes;  ///< rollover mode: default the creation offset
   std::string user;  ///< the Revlog's user id (default: data::user_from_path, the folder of collection.anki2)
@@ -89,14 +89,14 @@ struct CollectionOptions {
 
 /// An imported collection.
 struct Collection {
-  std::int32_t schema_version = 0;      ///< col.ver (11 .. 18)
-  std::int64_t creation_time = 0;       ///< col.crt, seconds since the epoch
-  std::int32_t rollover_hour = 4;       ///< the collection's rollover setting (4 if unset)
+  std::int32_t schema_version = 0;           ///< col.ver (11 .. 18)
+  std::int64_t creation_time = 0;            ///< col.crt, seconds since the epoch
+  std::int32_t rollover_hour = 4;            ///< the collection's rollover setting (4 if unset)
   std::int32_t creation_offset_minutes = 0;  ///< the UTC offset in which crt is the rollover time
-  DayBoundary days;                     ///< the day boundary used for the revlog
-  data::Revlog revlog;                  ///< the revlogs table (builder rules)
-  data::PartitionTables tables;         ///< cards and decks tables, in the revlog's card numbering
-  BuildInfo info;                       ///< original card ids and drop counts
+  data::DayBoundary days;                    ///< the day boundary used for the revlog
+  data::Revlog revlog;                       ///< the revlogs table (builder rules)
+  data::PartitionTables tables;              ///< cards and decks tables, in the revlog's card numbering
+  data::BuildInfo info;                      ///< original card ids and drop counts
 };
 
 namespace detail {
@@ -352,7 +352,7 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
     }
     json_decks = legacy;
   }
-  if (c.creation_time < -max_time_ms / 1000 || c.creation_time > max_time_ms / 1000)
+  if (c.creation_time < -data::max_time_ms / 1000 || c.creation_time > data::max_time_ms / 1000)
     db.fail("col.crt " + std::to_string(c.creation_time) + " s is out of range (at most 8.64e12 s from 1970)");
   if (c.schema_version < 11 || c.schema_version > 18)
     db.fail("unsupported Anki collection schema version " + std::to_string(c.schema_version) +
@@ -390,7 +390,7 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
   // The revlog, through the builder's rules. Every value must be an integer
   // (a whole-number real too, as Anki's "Check Database" turns them into
   // integers); text, NULL, blobs and fractions are errors naming the row.
-  std::vector<RevlogEntry> entries;
+  std::vector<data::RevlogEntry> entries;
   {
     Database::Statement s(db, "SELECT id, cid, ease, type, factor, time FROM revlog");
     constexpr const char* names[] = {"id", "cid", "ease", "type", "factor", "time"};
@@ -410,7 +410,7 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
     };
     while (s.step()) {
       ++row;
-      RevlogEntry e;
+      data::RevlogEntry e;
       e.time_ms = value(0);
       e.card_id = value(1);
       e.rating = static_cast<std::int32_t>(value(2));
@@ -421,7 +421,7 @@ inline Collection read_collection(const std::filesystem::path& file, const Colle
     }
   }
   const std::string user = opt.user.empty() ? data::user_from_path(file) : opt.user;
-  c.revlog = build_revlog(std::move(entries), c.days, user, file.string(), &c.info);
+  c.revlog = data::build_revlog(std::move(entries), c.days, user, file.string(), &c.info);
 
   // Decks and deck configs.
   std::vector<detail::RawDeck> decks;

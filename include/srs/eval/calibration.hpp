@@ -472,16 +472,15 @@ inline CalibrationData calibration_from_json(const srs::detail::json::Value& v) 
 }
 
 /// The calibration graph of a user's pooled predictions as a streaming
-/// metric: value() is the graph's MAE, json() the result line's
-/// "calibration" field.
+/// metric: value() is the graph's MAE, data() its bins (the evaluator keeps
+/// them in UserResult::calibration, the result line's "calibration" field,
+/// calibration_json).
 template <std::size_t Bins = 40>
 class CalibrationGraph {
   static_assert(Bins >= 1);
 
  public:
   static constexpr std::string_view name = "MAE(calibration)";
-  /// The result-line field holding json().
-  static constexpr std::string_view json_key = "calibration";
   static constexpr std::size_t num_bins = Bins;
 
   /// bin(p) = min(floor(Bins p), Bins - 1), p clamped to [0, 1].
@@ -521,8 +520,6 @@ class CalibrationGraph {
   }
   /// The MAE of the graph; empty if nothing was added.
   std::optional<double> value() const { return data().mae(); }
-  /// The "calibration" field of the result line.
-  srs::detail::json::Value json() const { return calibration_json(data()); }
 
  private:
   std::array<std::size_t, Bins> count_{};

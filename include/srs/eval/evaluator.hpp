@@ -27,7 +27,8 @@
 
 #include <algorithm>    // std::find, std::min, std::max
 #include <array>        // std::array
-#include <cmath>        // std::pow, std::isfinite
+#include <cmath>        // std::isfinite
+#include <concepts>     // std::same_as
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
 #include <exception>    // std::exception_ptr, std::current_exception, std::rethrow_exception
@@ -43,11 +44,12 @@
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>        // srs::InadequateData
 #include <srs/core/parallel.hpp>     // core::parallel_for
-#include <srs/core/replay.hpp>       // core::Predictor
 #include <srs/data/dataset.hpp>      // data::Dataset
-#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph
+#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph, CalibrationData
 #include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
+#include <srs/optim/recency.hpp>     // optim::recency_weights
+#include <srs/optim/replay.hpp>      // optim::Predictor
 #include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {
@@ -81,9 +83,9 @@ struct UserResult {
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
   std::vector<Prediction> predictions;  ///< pooled, in pooled order
   std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
-  /// Extra JSON fields of the result line from metrics that carry data (the
-  /// calibration graph's bins under "calibration").
-  srs::detail::json::Object extra;
+  /// The calibration graph's bins, when a metric draws one (CalibrationGraph);
+  /// the result line's "calibration" field (eval::result_line).
+  std::optional<CalibrationData> calibration;
   std::size_t fallbacks = 0;            ///< trainings that fell back to the defaults (InadequateData)
   std::size_t numerical_fallbacks = 0;  ///< trainings that fell back to the defaults (NumericalError)
   std::size_t user_fallbacks = 0;       ///< partition trainings that fell back to the fold's user-level model
@@ -95,18 +97,6 @@ struct UserResult {
     return std::nullopt;
   }
 };
-
-/// Recency weights of n training rows in time order: 0.25 + 0.75 x_k³ with
-/// x = NumPy's linspace(0, 1, n) (x_k = k·(1/(n-1)), last exactly 1; n = 1 → 0).
-inline std::vector<double> recency_weights(std::size_t n) {
-  std::vector<double> w(n);
-  const double step = n > 1 ? 1.0 / static_cast<double>(n - 1) : 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double x = (n > 1 && k + 1 == n) ? 1.0 : static_cast<double>(k) * step;
-    w[k] = 0.25 + 0.75 * std::pow(x, 3.0);
-  }
-  return w;
-}
 
 template <Model M, Splitter S = TimeSeriesSplit, Metric... Ms>
 class Evaluator {
@@ -168,19 +158,18 @@ class Evaluator {
     res.size = res.predictions.size();
     std::tuple<Ms...> metrics;
     compute_metrics(metrics, res, std::index_sequence_for<Ms...>{});
-    std::apply([&](const auto&... m) { (add_extra(m, res), ...); }, metrics);
+    std::apply([&](const auto&... m) { (add_calibration(m, res), ...); }, metrics);
     return res;
   }
 
  private:
-  /// A metric's extra result-line field, when it has one (Metric::json_key, json()).
+  /// The bins of a metric that draws a calibration graph (CalibrationGraph::data()).
   template <class Mt>
-  static void add_extra(const Mt& metric, UserResult& res) {
+  static void add_calibration(const Mt& metric, UserResult& res) {
     if constexpr (requires {
-                    Mt::json_key;
-                    metric.json();
+                    { metric.data() } -> std::same_as<CalibrationData>;
                   }) {
-      res.extra.emplace_back(std::string(Mt::json_key), metric.json());
+      res.calibration = metric.data();
     }
   }
 
@@ -267,16 +256,16 @@ class Evaluator {
 
   /// The model's predictions for `rows` (indices into ds.items), in the
   /// configured precision (models the reference computes in float64,
-  /// `M::float64_reference`, always in double). One core::Predictor, so the
+  /// `M::float64_reference`, always in double). One optim::Predictor, so the
   /// parameter-only quantities are derived once, and one pass per card over its
-  /// history (Predictor::card): the values of core::predict row by row.
+  /// history (Predictor::card): the values of optim::predict row by row.
   template <std::size_t N>
   std::vector<double> predict_rows(const std::array<double, N>& w, const data::Dataset& ds,
                                    std::span<const std::size_t> rows) const {
     std::vector<double> out(rows.size());
     const data::CardGroups g = data::group_by_card(ds, rows);
     auto run = [&]<class T>(std::span<const T, N> ws) {
-      const core::Predictor<T, M> predictor(model_, ws);
+      const optim::Predictor<T, M> predictor(model_, ws);
       for (std::size_t c = 0; c < g.size(); ++c) {
         const std::span<const std::size_t> pos = g.card(c);
         const auto item = [&](std::size_t k) -> const data::Item& { return ds.items[rows[pos[k]]]; };
@@ -312,7 +301,8 @@ class Evaluator {
         (void)rows;
         return defaults;  // nothing to train (SM-2, Ebisu)
       } else {
-        const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
+        const std::vector<double> weights =
+            options_.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
         if constexpr (SelfTrained<M>) {
           return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                               options_.train.mode);

@@ -20,9 +20,9 @@
 ///                 b_l = 0 if L = 0, else rnd_0( 1.65 * 1.73^floor( ln(L) / ln 1.73 ) )
 ///               rnd_d(x) = rint(x 10^d) / 10^d (NumPy's round, half to even)
 ///
-/// The keys are computed with the formulas, in the reference's order of
-/// operations, never from a table; the table of pipeline.md §4 is the test
-/// oracle (tests/eval/metrics.test.cpp). RMSE(bins) has no row weights: the
+/// The keys (data::bin_key, srs/data/bins.hpp) are computed with the formulas,
+/// in the reference's order of operations, never from a table; the table of
+/// pipeline.md §4 is the test oracle (tests/data/bins.test.cpp). RMSE(bins) has no row weights: the
 /// reference's optional `weights` column is absent from test rows.
 ///
 /// Accuracy: every sum is a Neumaier-compensated sum (error O(eps) rather than
@@ -39,7 +39,7 @@
 #include <algorithm>    // std::sort, std::fill
 #include <array>        // std::array
 #include <bit>          // std::bit_cast
-#include <cmath>        // std::abs, std::log, std::floor, std::pow, std::rint, std::sqrt, std::isnan
+#include <cmath>        // std::abs, std::log, std::sqrt, std::isnan
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
 #include <limits>       // std::numeric_limits
@@ -50,7 +50,8 @@
 #include <utility>      // std::pair, std::index_sequence, std::exchange
 #include <vector>       // std::vector
 
-#include <srs/concepts.hpp>  // srs::Metric, srs::Prediction
+#include <srs/concepts.hpp>   // srs::Metric, srs::Prediction
+#include <srs/data/bins.hpp>  // data::BinKey, data::bin_key, interval_bin, review_bin, lapse_bin
 
 namespace srs::eval {
 
@@ -84,67 +85,14 @@ concept Mergeable = requires(M& a, const M& b) {
   a.merge(b);
 };
 
-/// NumPy's round(x, decimals) for decimals >= 0: rint(x * 10^d) / 10^d, ties to even
-/// (in the default floating-point rounding mode).
-inline double round_half_even(double x, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::rint(x * scale) / scale;
-}
-
-/// rnd_d( scale * base^floor( ln(x) / ln(base) ) ): the log-spaced bin of x.
-inline double log_bin(double x, double base, double scale, int decimals) {
-  return round_half_even(scale * std::pow(base, std::floor(std::log(x) / std::log(base))), decimals);
-}
-
 }  // namespace detail
 
 // ---------------------------------------------------------------------------
-// RMSE(bins) keys
+// RMSE(bins) keys (srs/data/bins.hpp)
 // ---------------------------------------------------------------------------
 
-/// Interval key b_t of RMSE(bins) from a row's elapsed_days (days, also in secs
-/// mode): rnd_2(2.48 * 3.62^floor(ln(max(elapsed_days, 1e-6)) / ln 3.62)).
-/// 0 -> 0.0, 1..3 -> 2.48, 4..13 -> 8.98, 14..47 -> 32.5, ...
-inline double interval_bin(double elapsed_days) {
-  return detail::log_bin(elapsed_days > 1e-6 ? elapsed_days : 1e-6, 3.62, 2.48, 2);
-}
-
-/// Review key b_i of RMSE(bins) from the review-day index i >= 1 (pipeline.md §2.12):
-/// rnd_0(1.99 * 1.89^floor(ln(i) / ln 1.89)). 1 -> 2, 2..3 -> 4, 4..6 -> 7, ...
-/// (i = 0 gives 0 and i < 0 NaN, as in the reference.)
-inline double review_bin(int i) { return detail::log_bin(static_cast<double>(i), 1.89, 1.99, 0); }
-
-/// Lapse key b_l of RMSE(bins) from the count of earlier lapses L >= 0 (rmse_bins_lapse,
-/// pipeline.md §2.10): 0 if L = 0, else rnd_0(1.65 * 1.73^floor(ln(L) / ln 1.73)).
-/// 0 -> 0, 1 -> 2, 2 -> 3, 3..5 -> 5, ... (L < 0 gives NaN, as in the reference.)
-inline double lapse_bin(int lapses) {
-  return lapses == 0 ? 0.0 : detail::log_bin(static_cast<double>(lapses), 1.73, 1.65, 0);
-}
-
-/// The (b_t, b_i, b_l) triple that RMSE(bins) groups rows by. Ordered
-/// lexicographically, so it can key a std::map.
-struct BinKey {
-  double t = 0;  ///< interval_bin(elapsed_days)
-  double i = 0;  ///< review_bin(i)
-  double l = 0;  ///< lapse_bin(lapses)
-
-  friend bool operator==(const BinKey&, const BinKey&) = default;
-  friend bool operator<(const BinKey& a, const BinKey& b) noexcept {
-    if (a.t != b.t) return a.t < b.t;
-    if (a.i != b.i) return a.i < b.i;
-    return a.l < b.l;
-  }
-  /// True if a key is NaN (negative i or lapses); the reference's groupby drops such rows.
-  bool has_nan() const noexcept { return std::isnan(t) || std::isnan(i) || std::isnan(l); }
-};
-
-/// The RMSE(bins) key triple of one row.
-inline BinKey bin_key(double elapsed_days, int i, int lapses) {
-  return {interval_bin(elapsed_days), review_bin(i), lapse_bin(lapses)};
-}
-
 /// The RMSE(bins) key triple of a prediction's row.
-inline BinKey bin_key(const Prediction& r) { return bin_key(r.elapsed_days, r.i, r.lapses); }
+inline data::BinKey bin_key(const Prediction& r) { return data::bin_key(r.elapsed_days, r.i, r.lapses); }
 
 // ---------------------------------------------------------------------------
 // Metrics
@@ -304,7 +252,7 @@ struct RmseBins {
 
   void add(const Prediction& r) { add(memo_.key(r), r.p, r.y); }
   /// Adds one row with a precomputed key.
-  void add(const BinKey& key, double p, int y) {
+  void add(const data::BinKey& key, double p, int y) {
     if (key.has_nan()) return;
     Cell& c = bins_[key];
     ++c.n;
@@ -341,7 +289,7 @@ struct RmseBins {
     std::size_t positives = 0;  // rows with y = 1
     detail::CompensatedSum sum_p;
   };
-  std::map<BinKey, Cell> bins_;
+  std::map<data::BinKey, Cell> bins_;
   /// bin_key's three bins of values in [0, 4096), each computed once per
   /// metric (the same values; a bin is two logarithms and two powers).
   struct Memo {
@@ -355,10 +303,10 @@ struct RmseBins {
       if (std::isnan(v)) v = bin(x);  // (no bin of a value >= 0 is NaN)
       return v;
     }
-    BinKey key(const Prediction& r) {
-      return {get(t, r.elapsed_days, [](std::int32_t x) { return interval_bin(x); }),
-              get(i, r.i, [](std::int32_t x) { return review_bin(x); }),
-              get(l, r.lapses, [](std::int32_t x) { return lapse_bin(x); })};
+    data::BinKey key(const Prediction& r) {
+      return {get(t, r.elapsed_days, [](std::int32_t x) { return data::interval_bin(x); }),
+              get(i, r.i, [](std::int32_t x) { return data::review_bin(x); }),
+              get(l, r.lapses, [](std::int32_t x) { return data::lapse_bin(x); })};
     }
   } memo_;
 };

@@ -58,20 +58,17 @@
 #include <srs/data/dataset.hpp>  // data::PartitionBy
 #include <srs/eval/report.hpp>   // eval::RunFlags
 
-#include <srs/models/act_r.hpp>        // models::ActR
-#include <srs/models/anki.hpp>         // models::AnkiSm2
-#include <srs/models/avg.hpp>          // models::Avg
-#include <srs/models/dash.hpp>         // models::Dash, models::DashMcm, models::DashActR
-#include <srs/models/ebisu.hpp>        // models::EbisuV2
-#include <srs/models/fsrs.hpp>         // models::Fsrs1 ... models::Fsrs6
-#include <srs/models/fsrs_rs.hpp>      // models::FsrsRs
-#include <srs/models/hlr.hpp>          // models::Hlr
-#include <srs/models/lstm.hpp>         // models::Lstm
-#include <srs/models/nn17.hpp>         // models::Nn17
-#include <srs/models/online.hpp>       // models::MovingAvg, models::RmseBinsExploit
-#include <srs/models/rnn.hpp>          // models::Gru, models::GruP
-#include <srs/models/sm2.hpp>          // models::Sm2, models::Sm2Trainable
-#include <srs/models/transformer.hpp>  // models::Transformer
+#include <srs/models/act_r.hpp>          // models::ActR
+#include <srs/models/anki.hpp>           // models::AnkiSm2
+#include <srs/models/avg.hpp>            // models::Avg
+#include <srs/models/dash.hpp>           // models::Dash, models::DashMcm, models::DashActR
+#include <srs/models/ebisu.hpp>          // models::EbisuV2
+#include <srs/models/fsrs.hpp>           // models::Fsrs1 ... models::Fsrs6
+#include <srs/models/fsrs_rs.hpp>        // models::FsrsRs
+#include <srs/models/hlr.hpp>            // models::Hlr
+#include <srs/models/neural_shapes.hpp>  // models::GruShape, GruPShape, LstmShape, TransformerShape, Nn17Shape (no Eigen)
+#include <srs/models/online.hpp>         // models::MovingAvg, models::RmseBinsExploit
+#include <srs/models/sm2.hpp>            // models::Sm2, models::Sm2Trainable
 
 namespace srs::eval {
 
@@ -137,11 +134,11 @@ inline std::span<const BenchmarkModel> benchmark_models() {
       describe_model<models::MovingAvg>("MOVING-AVG", K::classic, false),
       describe_model<models::RmseBinsExploit>("RMSE-BINS-EXPLOIT", K::classic, false),
       describe_model<models::Avg>("AVG", K::classic, false),
-      describe_model<models::Gru>("GRU", K::neural, true),
-      describe_model<models::GruP>("GRU-P", K::neural, true),
-      describe_model<models::Lstm>("LSTM", K::neural, true),
-      describe_model<models::Transformer>("Transformer", K::neural, true),
-      describe_model<models::Nn17>("NN-17", K::neural, true),
+      describe_model<models::GruShape>("GRU", K::neural, true),
+      describe_model<models::GruPShape>("GRU-P", K::neural, true),
+      describe_model<models::LstmShape>("LSTM", K::neural, true),
+      describe_model<models::TransformerShape>("Transformer", K::neural, true),
+      describe_model<models::Nn17Shape>("NN-17", K::neural, true),
   };
   return table;
 }

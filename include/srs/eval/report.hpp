@@ -22,10 +22,11 @@
 #include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
-#include <srs/data/dataset.hpp>    // data::PartitionBy, data::partition_by_name
-#include <srs/detail/json.hpp>     // srs::detail::json::Value, dump
-#include <srs/detail/number.hpp>   // srs::detail::round_decimal
-#include <srs/eval/evaluator.hpp>  // eval::UserResult
+#include <srs/data/dataset.hpp>      // data::PartitionBy, data::partition_by_name
+#include <srs/detail/json.hpp>       // srs::detail::json::Value, dump
+#include <srs/detail/number.hpp>     // srs::detail::round_decimal
+#include <srs/eval/calibration.hpp>  // eval::calibration_json
+#include <srs/eval/evaluator.hpp>    // eval::UserResult
 
 namespace srs::eval {
 
@@ -102,7 +103,7 @@ inline std::string result_line(const UserResult& r) {
     }
     line["parameters"] = std::move(params);
   }
-  for (const auto& [key, value] : r.extra) line[key] = value;
+  if (r.calibration) line["calibration"] = calibration_json(*r.calibration);
   // Trainings that did not produce their own parameters (not in the reference's files).
   if (r.fallbacks + r.user_fallbacks + r.numerical_fallbacks > 0) {
     Value fb = srs::detail::json::Object{};

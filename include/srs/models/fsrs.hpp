@@ -902,7 +902,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   }
 
   /// Parameter-only quantities, computed once per parameter vector rather than
-  /// at every review (core::replay uses them; same arithmetic, same results).
+  /// at every review (optim::replay uses them; same arithmetic, same results).
   template <class T>
   struct Derived {
     std::span<const T, 21> w;
@@ -962,7 +962,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     return Power<Fast>{}(T(V(1) + dv.factor * V(delta_t) / st.s), T(-dv.w[20]));
   }
 
-  /// Predictions of the rows of one card (core::Predictor::card uses it): the
+  /// Predictions of the rows of one card (optim::Predictor::card uses it): the
   /// generic loop, except that the curve value R(t, S) computed for a row's
   /// prediction is reused by the card's next review when that review's elapsed
   /// time equals the row's delta_t (as it does for consecutive rows of a card):
@@ -1281,7 +1281,7 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     }
 
     /// `steps`: the card's reviews; rows k = 0..n-1 with history lengths len(k)
-    /// (>= 1, non-decreasing) and target intervals delta_t(k), as core::Predictor::card.
+    /// (>= 1, non-decreasing) and target intervals delta_t(k), as optim::Predictor::card.
     /// FastPow = false: std::pow, so the p_k are card()'s exactly.
     template <bool FastPow = true, class Len, class Dt, class Coef>
     void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Coef coef,

@@ -98,10 +98,10 @@
 #include <srs/concepts.hpp>        // srs::SelfTrained, srs::DualTrainable
 #include <srs/core/dual.hpp>       // core::Dual, core::clamp, core::min, core::value_t
 #include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/core/replay.hpp>     // core::predict
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/models/fsrs.hpp>     // models::Fsrs6, detail::S0Group, detail::stability_after_*
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::predict
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainMode, optim::TrainingSettings
 #include <srs/optim/trainer.hpp>   // optim::torch_randperm
@@ -339,8 +339,8 @@ struct FsrsRs : Fsrs6 {
   }
 
   /// Hides Fsrs6::card, whose curve reuse and fused steps are FSRS-6's step:
-  /// core::Predictor::card then runs its generic stepwise loop with this
-  /// model's next(), so its predictions are core::predict's.
+  /// optim::Predictor::card then runs its generic stepwise loop with this
+  /// model's next(), so its predictions are optim::predict's.
   template <class... A>
   void card(A&&...) const = delete;
   /// Hides Fsrs6::card_adjoint for the same reason (its local steps are
@@ -385,7 +385,7 @@ struct FsrsRs : Fsrs6 {
       double loss = 0;
       for (std::size_t k : kept) {
         const auto item = items[k];
-        const double pr = core::predict(*this, ps, item.first(item.size() - 1), item.back().t);
+        const double pr = optim::predict(*this, ps, item.first(item.size() - 1), item.back().t);
         loss += weight(k) * detail::rs_bce(pr, item.back().rating > 1);
       }
       return (loss + penalty(ps, w0)) / total;
@@ -409,7 +409,7 @@ struct FsrsRs : Fsrs6 {
         grad.fill(0.0);
         for (std::size_t r = begin; r < end; ++r) {
           const auto item = items[kept[r]];
-          const D p = core::predict(*this, ws, item.first(item.size() - 1), item.back().t);
+          const D p = optim::predict(*this, ws, item.first(item.size() - 1), item.back().t);
           const double coef = weight(kept[r]) * detail::rs_bce_derivative(p.val, item.back().rating > 1);
           if (coef == 0.0) continue;
           for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];

@@ -87,10 +87,11 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural_shapes.hpp>  // LstmShape, detail::LstmOffsets
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralWeights, detail::PackedBatch, detail::adamw_step, ...
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 #include <srs/optim/trainer.hpp>   // optim::torch_randperm
 
@@ -135,18 +136,6 @@ namespace detail {
 inline constexpr int lstm_hidden = 20;
 using Mat20 = Eigen::Matrix<double, 20, Eigen::Dynamic>;
 using Mat80 = Eigen::Matrix<double, 80, Eigen::Dynamic>;
-
-/// Offsets of the LSTM network's blocks.
-struct LstmOffsets {
-  static constexpr std::size_t w0 = 0, b0 = 120, ln0 = 140, w3 = 160, b3 = 560, ln1 = 580;
-  static constexpr std::size_t l1 = 600;  // weight_ih 1600, weight_hh 1600, bias_ih 80, bias_hh 80
-  static constexpr std::size_t ln2 = 3960, ln2b = 3980;
-  static constexpr std::size_t l2 = 4000;
-  static constexpr std::size_t ln3 = 7360, w71 = 7380, b71 = 7780, ln4 = 7800, w74 = 7820, b74 = 8220;
-  static constexpr std::size_t ln5 = 8240, w9 = 8260, b9 = 8660;
-  static constexpr std::size_t wfc = 8680, sfc = 8743, dfc = 8806, size = 8869;
-  static constexpr std::size_t ih = 0, hh = 1600, bih = 3200, bhh = 3280;  // within an LSTM block
-};
 
 /// σ applied elementwise.
 template <class X>
@@ -367,21 +356,10 @@ inline double piecewise_linear_lr(double start, double middle, double end, int w
 
 /// The LSTM (8,869 parameters), see the file comment.
 struct Lstm : NeuralBase<Lstm, 8869> {
-  static constexpr std::size_t num_params = 8869;
-  static constexpr std::string_view name = "LSTM";
-  /// The parameters only Hard and Easy ratings reach: the first layer's
-  /// weights of the one-hot features of rating 2 (feature 3) and rating 4
-  /// (feature 5), 2 per hidden unit. With --two_buttons those features are 0
-  /// and these weights get no gradient (the benchmark's "-binary" count is
-  /// num_params minus these).
-  static constexpr std::array<std::size_t, 40> hard_easy_params = [] {
-    std::array<std::size_t, 40> a{};
-    for (std::size_t o = 0; o < 20; ++o) {
-      a[2 * o] = detail::LstmOffsets::w0 + 6 * o + 3;
-      a[2 * o + 1] = detail::LstmOffsets::w0 + 6 * o + 5;
-    }
-    return a;
-  }();
+  static constexpr std::size_t num_params = LstmShape::num_params;
+  static constexpr std::string_view name = LstmShape::name;
+  /// The parameters only Hard and Easy ratings reach (LstmShape::hard_easy_params).
+  static constexpr auto hard_easy_params = LstmShape::hard_easy_params;
   static constexpr bool share_prefix = true;
   static constexpr bool next_interval = false;
   using Batch = detail::PackedBatch<6>;
@@ -506,7 +484,7 @@ struct Lstm : NeuralBase<Lstm, 8869> {
       const auto c = static_cast<Eigen::Index>(t.col);
       const Eigen::Matrix<double, 20, 1> phi = pass.phi.col(c);
       const double p = detail::lstm_head(w.data(), phi, t.delta_t, 0.0, nullptr, nullptr);
-      loss += t.weight * core::bce(p, t.y);
+      loss += t.weight * optim::bce(p, t.y);
       if (grad) {
         detail::lstm_head(w.data(), phi, t.delta_t, detail::bce_coefficient(p, t.y, t.weight), grad, &dcol);
         dphi.col(c) += dcol;
@@ -689,18 +667,17 @@ struct Lstm : NeuralBase<Lstm, 8869> {
     out.params = theta;
     out.optimizer_step = inner_state->step;
     out.optimizer_exp_avg_sq.assign(inner_state->v.begin(), inner_state->v.end());
-    namespace json = srs::detail::json;
-    out.info = {{"method", json::Value("Reptile")},
-                {"users", detail::user_list(users)},
-                {"rows", json::Value(static_cast<std::int64_t>(total_rows))},
-                {"epochs", json::Value(static_cast<std::int64_t>(opt.epochs))},
-                {"outer_steps", json::Value(static_cast<std::int64_t>(outer_steps))},
-                {"batch_size", json::Value(static_cast<std::int64_t>(opt.batch_size))},
-                {"outer_lr", json::Value(opt.lr)},
-                {"outer_weight_decay", json::Value(opt.weight_decay)},
-                {"inner_lr", json::Value(ro.inner_lr)},
-                {"inner_steps", json::Value(static_cast<std::int64_t>(ro.inner_steps))},
-                {"duration_ms", json::Value(duration_ms)}};
+    out.info = {{"method", std::string("Reptile")},
+                {"users", detail::user_names(users)},
+                {"rows", static_cast<std::int64_t>(total_rows)},
+                {"epochs", static_cast<std::int64_t>(opt.epochs)},
+                {"outer_steps", static_cast<std::int64_t>(outer_steps)},
+                {"batch_size", static_cast<std::int64_t>(opt.batch_size)},
+                {"outer_lr", opt.lr},
+                {"outer_weight_decay", opt.weight_decay},
+                {"inner_lr", ro.inner_lr},
+                {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)},
+                {"duration_ms", duration_ms}};
     return out;
   }
 

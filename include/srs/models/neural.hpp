@@ -84,17 +84,19 @@
 #include <span>         // std::span
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <type_traits>  // std::is_same_v, std::decay_t
 #include <utility>      // std::pair, std::move
+#include <variant>      // std::variant, std::visit
 #include <vector>       // std::vector
 
 #include <Eigen/Core>  // Eigen::Matrix, Eigen::Map, Eigen::MatrixXd
 
 #include <srs/core/dual.hpp>       // core::sigmoid, core::softplus, core::is_dual_v
 #include <srs/core/error.hpp>      // srs::Error, srs::InadequateData, srs::NumericalError, srs::UsageError
-#include <srs/core/replay.hpp>     // core::bce, core::bce_derivative
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/detail/json.hpp>     // detail::json::Value, parse, dump
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 #include <srs/optim/trainer.hpp>   // optim::torch_randperm
@@ -151,6 +153,10 @@ struct PretrainOptions {
   bool verbose = false;            ///< progress on stderr
 };
 
+/// A value of NeuralWeights::info: a text, an integer, a number, or a list of
+/// texts (the pretraining users' names).
+using InfoValue = std::variant<std::string, std::int64_t, double, std::vector<std::string>>;
+
 /// The state a neural model starts from: pretrained parameters plus what the
 /// model keeps besides them (the LSTM's input normalisation buffers and its
 /// inner optimiser's second moments).
@@ -161,12 +167,22 @@ struct NeuralWeights {
   std::vector<std::pair<std::string, std::vector<double>>> buffers;
   long optimizer_step = 0;                   ///< AdamW steps taken by the saved optimiser (LSTM)
   std::vector<double> optimizer_exp_avg_sq;  ///< its second moments (empty: none saved)
-  srs::detail::json::Object info;            ///< how the weights were made (free-form, written as "pretraining")
+  /// How the weights were made, in order (pretraining: method, users, rows,
+  /// epochs, ...), written as the file's "pretraining" object. Reading a file
+  /// keeps its entries of these kinds and skips others (true, false, null,
+  /// objects, arrays of non-texts).
+  std::vector<std::pair<std::string, InfoValue>> info;
 
   /// The buffer named `name`, or null.
   const std::vector<double>* buffer(std::string_view name) const {
     for (const auto& [k, v] : buffers)
       if (k == name) return &v;
+    return nullptr;
+  }
+  /// The info entry named `key`, or null.
+  const InfoValue* find_info(std::string_view key) const {
+    for (const auto& [k, v] : info)
+      if (k == key) return &v;
     return nullptr;
   }
 };
@@ -205,7 +221,7 @@ inline std::pair<double, double> power_curve(double t, double s) {
 }
 
 /// The BCE gradient coefficient of one row: weight · d BCE / d p (PyTorch's).
-inline double bce_coefficient(double p, int y, double weight) { return weight * core::bce_derivative(p, y); }
+inline double bce_coefficient(double p, int y, double weight) { return weight * optim::bce_derivative(p, y); }
 
 // ---------------------------------------------------------------------------
 // Seeded initialisation with PyTorch's distributions
@@ -599,11 +615,11 @@ inline std::vector<RowRef> pooled_rows(std::span<const data::Dataset> users) {
   return out;
 }
 
-/// The users' names as a JSON array (for NeuralWeights::info).
-inline srs::detail::json::Value user_list(std::span<const data::Dataset> users) {
-  srs::detail::json::Array a;
-  for (const data::Dataset& ds : users) a.emplace_back(ds.user);
-  return srs::detail::json::Value(std::move(a));
+/// The users' names (for NeuralWeights::info).
+inline std::vector<std::string> user_names(std::span<const data::Dataset> users) {
+  std::vector<std::string> names;
+  for (const data::Dataset& ds : users) names.push_back(ds.user);
+  return names;
 }
 
 /// The reference's pretrain.py for a trainer-based model: the users' rows
@@ -627,17 +643,16 @@ NeuralWeights pretrain_pooled(const M& model, std::span<const data::Dataset> use
   NeuralWeights out;
   out.model = std::string(M::name);
   out.params.assign(w.begin(), w.end());
-  namespace json = srs::detail::json;
-  out.info = {{"method", json::Value("pooled")},
-              {"users", user_list(users)},
-              {"rows", json::Value(static_cast<std::int64_t>(total_rows(batches)))},
-              {"epochs", json::Value(static_cast<std::int64_t>(opt.epochs))},
-              {"batch_size", json::Value(static_cast<std::int64_t>(opt.batch_size))},
-              {"lr", json::Value(opt.lr)},
-              {"weight_decay", json::Value(cfg.adamw ? opt.weight_decay : 0.0)},
-              {"optimizer", json::Value(cfg.adamw ? "AdamW" : "Adam")},
-              {"batches_per_epoch", json::Value(static_cast<std::int64_t>(batches.size()))},
-              {"train_loss", json::Value(mean_loss(model, std::span<const double, N>(w), batches))}};
+  out.info = {{"method", std::string("pooled")},
+              {"users", user_names(users)},
+              {"rows", static_cast<std::int64_t>(total_rows(batches))},
+              {"epochs", static_cast<std::int64_t>(opt.epochs)},
+              {"batch_size", static_cast<std::int64_t>(opt.batch_size)},
+              {"lr", opt.lr},
+              {"weight_decay", cfg.adamw ? opt.weight_decay : 0.0},
+              {"optimizer", std::string(cfg.adamw ? "AdamW" : "Adam")},
+              {"batches_per_epoch", static_cast<std::int64_t>(batches.size())},
+              {"train_loss", mean_loss(model, std::span<const double, N>(w), batches)}};
   return out;
 }
 
@@ -656,6 +671,49 @@ inline srs::detail::json::Value shape_array(std::size_t rows, std::size_t cols) 
   srs::detail::json::Array a{srs::detail::json::Value(static_cast<std::int64_t>(rows))};
   if (cols != 0) a.emplace_back(static_cast<std::int64_t>(cols));
   return srs::detail::json::Value(std::move(a));
+}
+
+/// NeuralWeights::info as the file's "pretraining" object (same order).
+inline srs::detail::json::Value info_json(const std::vector<std::pair<std::string, InfoValue>>& info) {
+  namespace json = srs::detail::json;
+  json::Object o;
+  for (const auto& [key, value] : info) {
+    o.emplace_back(key, std::visit(
+                            [](const auto& x) {
+                              if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::vector<std::string>>) {
+                                json::Array a;
+                                for (const std::string& text : x) a.emplace_back(text);
+                                return json::Value(std::move(a));
+                              } else {
+                                return json::Value(x);
+                              }
+                            },
+                            value));
+  }
+  return json::Value(std::move(o));
+}
+
+/// NeuralWeights::info from a file's "pretraining" object: its texts, integers,
+/// numbers and arrays of texts, in order; entries of other kinds are skipped.
+inline std::vector<std::pair<std::string, InfoValue>> info_from_json(const srs::detail::json::Value& v) {
+  std::vector<std::pair<std::string, InfoValue>> info;
+  for (const auto& [key, x] : v.as_object()) {
+    if (x.is_string()) {
+      info.emplace_back(key, x.as_string());
+    } else if (x.is_integer()) {
+      info.emplace_back(key, x.as_int());
+    } else if (x.is_number()) {
+      info.emplace_back(key, x.as_double());
+    } else if (x.is_array()) {
+      std::vector<std::string> texts;
+      for (const auto& e : x) {
+        if (!e.is_string()) break;
+        texts.push_back(e.as_string());
+      }
+      if (texts.size() == x.size()) info.emplace_back(key, std::move(texts));
+    }
+  }
+  return info;
 }
 
 inline std::vector<double> read_numbers(const srs::detail::json::Value& v, const std::string& what) {
@@ -711,7 +769,7 @@ std::string format_weights(const NeuralWeights& w, const std::array<ParamBlock, 
                                {"exp_avg_sq", detail::number_array(w.optimizer_exp_avg_sq)}});
     out += ",\n \"optimizer\": " + json::dump(v);
   }
-  if (!w.info.empty()) out += ",\n \"pretraining\": " + json::dump(json::Value(w.info));
+  if (!w.info.empty()) out += ",\n \"pretraining\": " + json::dump(detail::info_json(w.info));
   out += "}\n";
   return out;
 }
@@ -773,7 +831,7 @@ NeuralWeights parse_weights(std::string_view text, std::string_view model, const
     if (w.optimizer_exp_avg_sq.size() != w.params.size()) throw fail("optimizer state has the wrong size");
   }
   if (const json::Value* info = v.find("pretraining")) {
-    if (info->is_object()) w.info = info->as_object();
+    if (info->is_object()) w.info = detail::info_from_json(*info);
   }
   return w;
 }

@@ -61,20 +61,15 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::clamp, core::sigmoid, core::softplus, core::is_dual_v
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural_shapes.hpp>  // Nn17Shape, detail::Nn17Offsets
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
 
 namespace detail {
-
-/// Offsets of NN-17's parameter blocks.
-struct Nn17Offsets {
-  static constexpr std::size_t s0 = 0, d0 = 4, sinc_w = 8;
-  static constexpr std::size_t rw = 11, next_d = 17, pls = 23, sinc = 28, best = 34, size = 39;
-};
 
 /// Output activations of NN-17's MLPs.
 enum class Nn17Act { exp_clamp, sigmoid, softplus };
@@ -169,14 +164,10 @@ struct Nn17StepTape {
 
 /// NN-17 (39 parameters), see the file comment.
 struct Nn17 : NeuralBase<Nn17, 39> {
-  static constexpr std::size_t num_params = 39;
-  static constexpr std::string_view name = "NN-17";
-  /// The parameters only Hard and Easy ratings reach: S0 and D0 of a first
-  /// Hard (index 1) and a first Easy (index 3). With --two_buttons they get no
-  /// gradient (the benchmark's "-binary" count is num_params minus these).
-  static constexpr std::array<std::size_t, 4> hard_easy_params{detail::Nn17Offsets::s0 + 1, detail::Nn17Offsets::s0 + 3,
-                                                               detail::Nn17Offsets::d0 + 1,
-                                                               detail::Nn17Offsets::d0 + 3};
+  static constexpr std::size_t num_params = Nn17Shape::num_params;
+  static constexpr std::string_view name = Nn17Shape::name;
+  /// The parameters only Hard and Easy ratings reach (Nn17Shape::hard_easy_params).
+  static constexpr auto hard_easy_params = Nn17Shape::hard_easy_params;
   static constexpr bool share_prefix = true;
   static constexpr bool next_interval = false;
 
@@ -418,7 +409,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
         detail::Nn17MlpTape<3, detail::Nn17Act::exp_clamp> head;
         const double e = std::pow(0.9, t.delta_t / s);
         head.forward(p, O::rw, {d, s, e});
-        loss += t.weight * core::bce(head.out, t.y);
+        loss += t.weight * optim::bce(head.out, t.y);
         if (grad) {
           const auto dx = head.backward(p, O::rw, detail::bce_coefficient(head.out, t.y, t.weight), grad);
           dd_acc[t.pos] += dx[0];

@@ -26,8 +26,8 @@
 
 #include <srs/concepts.hpp>      // srs::OnlineModel
 #include <srs/core/dual.hpp>     // core::sigmoid
+#include <srs/data/bins.hpp>     // data::BinKey, data::bin_key
 #include <srs/data/dataset.hpp>  // data::Dataset
-#include <srs/eval/metrics.hpp>  // eval::BinKey, eval::bin_key
 
 namespace srs::models {
 
@@ -58,12 +58,12 @@ struct RmseBinsExploit {
       double pred = 0;
       double truth = 0;
     };
-    std::map<eval::BinKey, Cell> bins;
+    std::map<data::BinKey, Cell> bins;
     double global_y = 0, global_n = 0;
     std::vector<double> out;
     for (std::size_t r = first_test; r < d.items.size(); ++r) {
       const data::Item& it = d.items[r];
-      Cell& c = bins[eval::bin_key(it.elapsed_days, it.i, it.lapses)];
+      Cell& c = bins[data::bin_key(it.elapsed_days, it.i, it.lapses)];
       double p = 0.5;
       if (global_n > 0) {
         p = std::clamp(c.truth + global_y / global_n - c.pred, 0.0, 1.0);

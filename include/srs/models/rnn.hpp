@@ -57,27 +57,15 @@
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::sigmoid, core::is_dual_v
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural_shapes.hpp>  // GruShape, GruPShape, detail::GruOffsets
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::PackedBatch, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
 
 namespace detail {
-
-/// Offsets of the GRU family's parameter blocks (hidden size H, 2 inputs).
-template <int H>
-struct GruOffsets {
-  static constexpr std::size_t g = 3 * static_cast<std::size_t>(H);
-  static constexpr std::size_t w_ih = 0;
-  static constexpr std::size_t w_hh = w_ih + g * 2;
-  static constexpr std::size_t b_ih = w_hh + g * H;
-  static constexpr std::size_t b_hh = b_ih + g;
-  static constexpr std::size_t fc_w = b_hh + g;
-  static constexpr std::size_t fc_b = fc_w + H;
-  static constexpr std::size_t size = fc_b + 1;
-};
 
 /// One GRU step on scalar type T (double or Dual): h ← GRU(x, h).
 template <class T, int H>
@@ -241,7 +229,7 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
         pr = rv;
         dp_dout = drv;
       }
-      loss += t.weight * core::bce(pr, t.y);
+      loss += t.weight * optim::bce(pr, t.y);
       if (grad) {
         const double g = detail::bce_coefficient(pr, t.y, t.weight) * dp_dout;
         d_fc_w += g * hs.col(c).transpose();
@@ -296,16 +284,16 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
 
 /// GRU (README "GRU", 39 parameters): GRU(2 → 2), S = exp(head), FSRS-4.5's curve.
 struct Gru : GruFamily<Gru, 2, false> {
-  static constexpr std::string_view name = "GRU";
+  static constexpr std::string_view name = GruShape::name;
 };
 
 /// GRU-P (297 parameters): GRU(2 → 8) over (interval after review j, rating j), p = σ(head).
 struct GruP : GruFamily<GruP, 8, true> {
-  static constexpr std::string_view name = "GRU-P";
+  static constexpr std::string_view name = GruPShape::name;
 };
 
-static_assert(Gru::num_params == 39);
-static_assert(GruP::num_params == 297);
+static_assert(Gru::num_params == GruShape::num_params && Gru::num_params == 39);
+static_assert(GruP::num_params == GruPShape::num_params && GruP::num_params == 297);
 static_assert(layout_size(Gru::layout()) == 39 && layout_size(GruP::layout()) == 297);
 static_assert(SelfTrained<Gru> && SelfTrained<GruP>);
 

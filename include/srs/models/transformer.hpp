@@ -58,9 +58,10 @@
 #include <Eigen/Core>  // Eigen::Matrix
 
 #include <srs/concepts.hpp>        // srs::SelfTrained
-#include <srs/core/replay.hpp>     // core::bce
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/neural_shapes.hpp>  // TransformerShape
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
+#include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs::models {
@@ -284,8 +285,8 @@ struct TfRow {
 
 /// The Transformer (127 parameters), see the file comment.
 struct Transformer : NeuralBase<Transformer, 127> {
-  static constexpr std::size_t num_params = 127;
-  static constexpr std::string_view name = "Transformer";
+  static constexpr std::size_t num_params = TransformerShape::num_params;
+  static constexpr std::string_view name = TransformerShape::name;
   /// Not causal: every row attends over its own whole history.
   static constexpr bool share_prefix = false;
   static constexpr bool next_interval = false;
@@ -421,7 +422,7 @@ struct Transformer : NeuralBase<Transformer, 127> {
       const double z = row.forward(w.data(), source(src.steps()), p, rng ? &*rng : nullptr);
       for (const detail::SeqTarget& t : src.targets) {
         const auto [pr, dp] = detail::power_curve(t.delta_t, std::exp(z));
-        loss += t.weight * core::bce(pr, t.y);
+        loss += t.weight * optim::bce(pr, t.y);
         if (grad) row.backward(w.data(), detail::bce_coefficient(pr, t.y, t.weight) * dp, grad);
       }
     }

@@ -45,9 +45,9 @@
 #include <srs/concepts.hpp>        // srs::DualTrainable
 #include <srs/core/dual.hpp>       // core::Dual
 #include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/core/replay.hpp>     // core::predict, core::bce, core::bce_derivative
 #include <srs/data/dataset.hpp>    // data::Dataset
 #include <srs/optim/adam.hpp>      // optim::Adam
+#include <srs/optim/replay.hpp>    // optim::predict, optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
@@ -226,7 +226,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
   const double n_eval = static_cast<double>(eval_rows.size());
 
-  // One pass per card over its history (see core::Predictor::card). The rows
+  // One pass per card over its history (see optim::Predictor::card). The rows
   // of each pass are flattened once, card after card, with what the passes read.
   struct CardRow {
     std::size_t len;  // history length
@@ -336,7 +336,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   auto evaluate = [&](const std::array<double, N>& p) {
     std::span<const double, N> ps(p);
     auto add_term = [&](const CardRow& row, double prob) {
-      row_loss[fuse ? loss_slot[row.index] : row.index] = row.weight * core::bce(prob, row.y);
+      row_loss[fuse ? loss_slot[row.index] : row.index] = row.weight * optim::bce(prob, row.y);
     };
     if constexpr (detail::HasCardAdjoint<M>) {
       if (fuse) {
@@ -351,7 +351,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       }
     }
     if (!fuse) {
-      const core::Predictor<double, M> predictor(model, ps);
+      const optim::Predictor<double, M> predictor(model, ps);
       for (std::size_t c = 0; c < loss_cards.size(); ++c) predict_card(predictor, loss_cards, c, add_term);
     }
     std::fill(done.begin(), done.end(), 0);
@@ -404,7 +404,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
       const std::span<const D, N> ws(wd);
       grad.fill(0.0);
       auto add_row = [&](double weight, int y, const D& p) {
-        const double coef = weight * core::bce_derivative(p.val, y);
+        const double coef = weight * optim::bce_derivative(p.val, y);
         for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
       };
       std::size_t rows_in_batch = 0;
@@ -420,21 +420,21 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
                 adjoint.card(
                     steps, rows.size(), len, dt,
                     [&](std::size_t k, double p) {
-                      row_loss[loss_slot[rows[k].index]] = rows[k].weight * core::bce(p, rows[k].y);
-                      return rows[k].weight * core::bce_derivative(p, rows[k].y);
+                      row_loss[loss_slot[rows[k].index]] = rows[k].weight * optim::bce(p, rows[k].y);
+                      return rows[k].weight * optim::bce_derivative(p, rows[k].y);
                     },
                     std::span<double, N>(grad));
               } else {
                 adjoint.card(
                     steps, rows.size(), len, dt,
-                    [rows](std::size_t k, double p) { return rows[k].weight * core::bce_derivative(p, rows[k].y); },
+                    [rows](std::size_t k, double p) { return rows[k].weight * optim::bce_derivative(p, rows[k].y); },
                     std::span<double, N>(grad));
               }
             });
           }
           if (fused) record(evaluate(w), epoch);  // w: the parameters after `epoch` epochs
         } else {
-          const core::Predictor<D, M> predictor(model, ws);
+          const optim::Predictor<D, M> predictor(model, ws);
           for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
             rows_in_batch += grad_cards.card(c).size();
             predict_card(predictor, grad_cards, c,
@@ -449,12 +449,12 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
           // The row alone, its history replayed.
           adjoint.card(
               ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
-              [&](std::size_t, double p) { return weight * core::bce_derivative(p, it.y); },
+              [&](std::size_t, double p) { return weight * optim::bce_derivative(p, it.y); },
               std::span<double, N>(grad));
         }
         rows_in_batch = batches[b].second - batches[b].first;
       } else {
-        const core::Predictor<D, M> predictor(model, ws);
+        const optim::Predictor<D, M> predictor(model, ws);
         for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
           const data::Item& it = ds.items[grad_rows[r].item];
           add_row(grad_rows[r].weight, it.y, predictor(ds.history(it), it.delta_t));

@@ -52,14 +52,14 @@
 #include <utility>      // std::move, std::pair
 #include <vector>       // std::vector
 
-#include <srs/anki/revlog_builder.hpp>  // anki::RevlogEntry, anki::DayBoundary, anki::build_revlog
 #include <srs/concepts.hpp>             // srs::DualTrainable
 #include <srs/core/error.hpp>           // srs::Error, srs::NotEnoughData, srs::InadequateData, srs::NumericalError
 #include <srs/data/dataset.hpp>         // data::Dataset, data::Item
 #include <srs/data/preprocess.hpp>      // data::preprocess, data::PreprocessOptions
 #include <srs/data/revlog.hpp>          // data::Revlog
-#include <srs/eval/evaluator.hpp>       // eval::recency_weights
+#include <srs/data/revlog_builder.hpp>  // data::RevlogEntry, data::DayBoundary, data::build_revlog
 #include <srs/models/fsrs.hpp>          // models::Fsrs6, models::detail::repair_and_fill
+#include <srs/optim/recency.hpp>        // optim::recency_weights
 #include <srs/optim/settings.hpp>       // optim::TrainMode
 #include <srs/optim/trainer.hpp>        // optim::train, optim::TrainOptions
 
@@ -127,7 +127,7 @@ struct Review {
   std::int64_t card_id = 0;  ///< the card (any id)
   std::int64_t time_ms = 0;  ///< when, in ms since the Unix epoch
   std::int32_t rating = 0;   ///< 1 Again .. 4 Easy (0: a manual entry, ignored)
-  std::int32_t kind = anki::kind_unknown;  ///< Anki's review kind if known (anki::ReviewKind), else unknown
+  std::int32_t kind = data::kind_unknown;  ///< Anki's review kind if known (data::ReviewKind), else unknown
 };
 
 /// The day boundary of an app's reviews: a new day starts at `rollover_hour`
@@ -138,27 +138,27 @@ struct DayOptions {
 };
 
 /// The revlogs table of an app's reviews, built as the Anki import builds it
-/// (anki::build_revlog: rating-0 entries dropped; with kinds unknown, each
+/// (data::build_revlog: rating-0 entries dropped; with kinds unknown, each
 /// card's whole history is kept; day offsets from `days`).
 /// @throws UsageError for bad day options, InputError for two reviews of a card at the same time
 inline data::Revlog revlog_from_reviews(std::span<const Review> reviews, const DayOptions& days = {},
                                         std::string user = "app") {
-  std::vector<anki::RevlogEntry> entries;
+  std::vector<data::RevlogEntry> entries;
   entries.reserve(reviews.size());
   for (const Review& r : reviews) {
-    anki::RevlogEntry e;
+    data::RevlogEntry e;
     e.time_ms = r.time_ms;
     e.card_id = r.card_id;
     e.rating = r.rating;
     e.kind = r.kind;
-    e.factor = r.kind == anki::kind_filtered ? 0 : 2500;  // app reviews are never "filtered without rescheduling"
+    e.factor = r.kind == data::kind_filtered ? 0 : 2500;  // app reviews are never "filtered without rescheduling"
     entries.push_back(e);
   }
-  anki::DayBoundary b;
-  b.mode = anki::DayBoundary::Mode::rollover;
+  data::DayBoundary b;
+  b.mode = data::DayBoundary::Mode::rollover;
   b.rollover_hour = days.rollover_hour;
   b.utc_offset_minutes = days.utc_offset_minutes;
-  return anki::build_revlog(std::move(entries), b, std::move(user), "reviews");
+  return data::build_revlog(std::move(entries), b, std::move(user), "reviews");
 }
 
 namespace detail {
@@ -294,7 +294,7 @@ FitResult<M::num_params> fit(const M& model, const data::Revlog& log, const FitO
     out.reason = "no reviews to train on after preprocessing";
     return out;
   }
-  std::vector<double> weights = opt.recency ? eval::recency_weights(rows.size()) : std::vector<double>{};
+  std::vector<double> weights = opt.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
   if (opt.rules == FitRules::fsrs_rs && to.mode == optim::TrainMode::full) {
     // compute_parameters drops the long items after weighting them, just before training.
     std::size_t kept = 0;

@@ -21,7 +21,7 @@
 ///  * a history is the card's reviews in order as data::Step {t, rating}: t is
 ///    the number of days since the previous review (ignored for the first one),
 ///    in the day convention of the model (whole days for FSRS: days between the
-///    two reviews' day indices, see srs/anki/revlog_builder.hpp); ratings 1..4;
+///    two reviews' day indices, see srs/data/revlog_builder.hpp); ratings 1..4;
 ///  * the state updates are the model's own (`init`/`next`): for FSRS-6 the
 ///    same-day branch applies when t < 1 (fsrs-rs and ts-fsrs: t == 0, the same
 ///    on whole days) with the stability-increase floor for ratings >= 2;
@@ -51,9 +51,9 @@
 
 #include <srs/concepts.hpp>      // srs::MemoryModel, srs::StepwiseOver
 #include <srs/core/error.hpp>    // srs::UsageError
-#include <srs/core/replay.hpp>   // core::replay
 #include <srs/data/dataset.hpp>  // data::Step
 #include <srs/models/fsrs.hpp>   // models::Fsrs1 .. Fsrs6
+#include <srs/optim/replay.hpp>  // optim::replay
 
 namespace srs::sched {
 
@@ -175,7 +175,7 @@ MemoryState<M> memory_state(const M& model, Params<M> w, std::span<const data::S
       throw UsageError("review " + std::to_string(k + 1) + " of the history has interval " +
                        std::to_string(history[k].t) + "; intervals are finite and >= 0 days");
   }
-  return core::replay(model, w, history);
+  return optim::replay(model, w, history);
 }
 
 /// P(recall) `elapsed_days` days after the review that left `state`.

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
-/// @file srs/core/replay.hpp
+/// @file srs/optim/replay.hpp
 /// The one generic loop every memory model runs: replay a card's review
 /// history through the model's state updates, then evaluate its recall
 /// probability at the target interval. Instantiated with T = double for
 /// prediction and with T = core::Dual<double, N> for training, so the loss and
 /// its whole gradient come from the same code.
+///
+/// It is the trainer's loop (srs/optim/trainer.hpp) before anyone else's, so it
+/// lives in optim/, above data/ (data::Step) and the model concepts
+/// (srs/concepts.hpp), below the models that reuse it (the neural models' BCE,
+/// FSRS-rs's predict), the evaluator (Predictor) and the scheduler (replay).
 #pragma once
 
 #include <cmath>    // std::log, std::max
@@ -15,7 +20,7 @@
 #include <srs/concepts.hpp>      // srs::MemoryModel, srs::MemoryModelOver
 #include <srs/data/dataset.hpp>  // data::Step
 
-namespace srs::core {
+namespace srs::optim {
 
 /// The model state after the reviews in `history` (which must not be empty:
 /// its first step is the card's first review), from the model's derived
@@ -131,4 +136,4 @@ inline double bce(double p, int y) { return -std::max(std::log(y ? p : 1.0 - p),
 /// d BCE / d p as PyTorch's BCELoss backward computes it: (p - y) / max(p (1 - p), 1e-12).
 inline double bce_derivative(double p, int y) { return (p - static_cast<double>(y)) / std::max(p * (1.0 - p), 1e-12); }
 
-}  // namespace srs::core
+}  // namespace srs::optim

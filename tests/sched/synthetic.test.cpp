@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/data/synthetic.hpp: the generator against published test
+// Tests of srs/sched/synthetic.hpp: the generator against published test
 // vectors, determinism, the revlog invariants the CSV reader validates, the
 // learning steps and the daily limit, acceptance by preprocess(), and
 // calibration (observed recall matches the ground-truth R, recomputed by
@@ -18,18 +18,18 @@
 #include <doctest/doctest.h>
 
 #include <srs/core/error.hpp>       // srs::UsageError
-#include <srs/core/replay.hpp>      // srs::core::predict, srs::core::replay
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/data/synthetic.hpp>   // srs::data::simulate_user, simulate_users, SimulationOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::replay
+#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, simulate_users, SimulationOptions
 
 namespace {
 
 using srs::data::Revlog;
 using srs::data::RevlogRow;
-using srs::data::simulate_user;
-using srs::data::SimulationOptions;
 using srs::data::Step;
+using srs::sched::simulate_user;
+using srs::sched::SimulationOptions;
 
 bool same_row(const RevlogRow& a, const RevlogRow& b) {
   return a.card_id == b.card_id && a.day_offset == b.day_offset && a.rating == b.rating && a.state == b.state &&
@@ -111,18 +111,18 @@ SimulationOptions small_options(std::uint64_t seed) {
 TEST_CASE("synthetic: splitmix64 and xoshiro256** reproduce the published sequences") {
   // splitmix64 from state 0 (Vigna's reference implementation).
   std::uint64_t x = 0;
-  CHECK(srs::data::detail::splitmix64(x) == 0xe220a8397b1dcdafULL);
-  CHECK(srs::data::detail::splitmix64(x) == 0x6e789e6aa1b965f4ULL);
-  CHECK(srs::data::detail::splitmix64(x) == 0x06c45d188009454fULL);
+  CHECK(srs::sched::detail::splitmix64(x) == 0xe220a8397b1dcdafULL);
+  CHECK(srs::sched::detail::splitmix64(x) == 0x6e789e6aa1b965f4ULL);
+  CHECK(srs::sched::detail::splitmix64(x) == 0x06c45d188009454fULL);
   // xoshiro256** from the state {1, 2, 3, 4}.
-  srs::data::detail::Xoshiro256 g(std::array<std::uint64_t, 4>{1, 2, 3, 4});
+  srs::sched::detail::Xoshiro256 g(std::array<std::uint64_t, 4>{1, 2, 3, 4});
   const std::array<std::uint64_t, 6> expected{
       11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL, 1216172134540287360ULL, 607988272756665600ULL};
   for (std::uint64_t e : expected) CHECK(g.next() == e);
 }
 
 TEST_CASE("synthetic: uniform and categorical draws") {
-  srs::data::detail::Xoshiro256 g(7);
+  srs::sched::detail::Xoshiro256 g(7);
   std::array<int, 4> counts{};
   const std::array<double, 4> p{0.1, 0.0, 0.6, 0.3};
   constexpr int n = 200000;
@@ -180,16 +180,16 @@ TEST_CASE("synthetic: the same seed gives the same log, another seed another") {
 
 TEST_CASE("synthetic: simulate_users derives distinct, reproducible users") {
   const SimulationOptions o = small_options(5);
-  const auto users = srs::data::simulate_users(3, o);
+  const auto users = srs::sched::simulate_users(3, o);
   REQUIRE(users.size() == 3);
   CHECK(users[0].user == "1");
   CHECK(users[1].user == "2");
   CHECK(users[2].user == "3");
   CHECK(!same_log(users[0], users[1]));
   CHECK(!same_log(users[1], users[2]));
-  const auto again = srs::data::simulate_users(3, o);
+  const auto again = srs::sched::simulate_users(3, o);
   for (std::size_t k = 0; k < 3; ++k) CHECK(same_log(users[k], again[k]));
-  CHECK(srs::data::simulate_users(0, o).empty());
+  CHECK(srs::sched::simulate_users(0, o).empty());
 }
 
 TEST_CASE("synthetic: revlog invariants on several seeds and options") {
@@ -357,7 +357,7 @@ TEST_CASE("synthetic: observed recall matches the ground-truth R, intervals and 
         history.emplace_back();
         scheduled.push_back(0);
       } else if (r.elapsed_days > 0) {
-        const double p = srs::core::predict(model, w, std::span<const Step>(history[c]), r.elapsed_days);
+        const double p = srs::optim::predict(model, w, std::span<const Step>(history[c]), r.elapsed_days);
         const auto bin = static_cast<std::size_t>(std::clamp(static_cast<int>(p * n_bins), 0, n_bins - 1));
         sum_r[bin] += p;
         sum_y[bin] += r.rating > 1 ? 1.0 : 0.0;
@@ -376,7 +376,7 @@ TEST_CASE("synthetic: observed recall matches the ground-truth R, intervals and 
         prev_key = key;
       }
       history[c].push_back({static_cast<double>(std::max(0, r.elapsed_days)), r.rating});
-      const auto state = srs::core::replay(model, w, std::span<const Step>(history[c]));
+      const auto state = srs::optim::replay(model, w, std::span<const Step>(history[c]));
       scheduled[c] = static_cast<int>(std::clamp(std::round(state.s * per_s), 1.0, double(o.max_interval)));
     }
     if (o.max_reviews_per_day > 0) CHECK(late > 100);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-/// @file srs/anki/revlog_builder.hpp
+/// @file srs/data/revlog_builder.hpp
 /// The dataset builder's rules (pipeline.md §1.1), turning raw review entries
 /// (an Anki collection's `revlog` table, or an app's own log of card, time and
 /// rating) into the revlogs table the benchmark reads (data::Revlog). Needs no
-/// SQLite: srs/anki/collection.hpp reads the entries from a collection file,
-/// srs/sched/fit.hpp and the C API build them from an app's reviews.
+/// SQLite: srs/anki/collection.hpp (the anki component) reads the entries from
+/// a collection file, srs/sched/fit.hpp and the C API build them from an app's
+/// reviews.
 ///
 /// Rules, in order:
 ///  1. keep an entry only if its rating (Anki's `ease`) is 1..4 and it is not a
@@ -27,7 +28,8 @@
 ///
 /// These reproduce the revlogs.csv files of ../shared/data/real from their
 /// collections row for row (with DayBoundary::creation_time, how those files
-/// were built; tests/anki/).
+/// were built; tests/anki/); tests/data/revlog_builder.test.cpp checks each
+/// rule on entries written there.
 #pragma once
 
 #include <algorithm>  // std::sort, std::stable_sort, std::min_element
@@ -38,30 +40,30 @@
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
-#include <srs/core/error.hpp>    // srs::UsageError, srs::InputError
-#include <srs/data/revlog.hpp>   // data::Revlog, data::RevlogRow
+#include <srs/core/error.hpp>   // srs::UsageError, srs::InputError
+#include <srs/data/revlog.hpp>  // Revlog, RevlogRow
 
-namespace srs::anki {
+namespace srs::data {
 
 /// Anki's review kinds (revlog.type).
 enum ReviewKind : std::int32_t {
-  kind_unknown = -1,      ///< not known (an app's own log): see the file comment, rule 2
-  kind_learning = 0,      ///< learning step
-  kind_review = 1,        ///< review
-  kind_relearning = 2,    ///< relearning step
-  kind_filtered = 3,      ///< review in a filtered deck (factor 0: without rescheduling)
-  kind_manual = 4,        ///< manual entry (rating 0)
-  kind_rescheduled = 5,   ///< rescheduled (rating 0)
+  kind_unknown = -1,     ///< not known (an app's own log): see the file comment, rule 2
+  kind_learning = 0,     ///< learning step
+  kind_review = 1,       ///< review
+  kind_relearning = 2,   ///< relearning step
+  kind_filtered = 3,     ///< review in a filtered deck (factor 0: without rescheduling)
+  kind_manual = 4,       ///< manual entry (rating 0)
+  kind_rescheduled = 5,  ///< rescheduled (rating 0)
 };
 
 /// One raw review: a row of Anki's `revlog` table, or an app's review.
 struct RevlogEntry {
-  std::int64_t time_ms = 0;                 ///< review time, ms since the Unix epoch (Anki: revlog.id)
-  std::int64_t card_id = 0;                 ///< the card (Anki: revlog.cid)
-  std::int32_t rating = 0;                  ///< 1 Again .. 4 Easy, 0 = manual entry (Anki: revlog.ease)
-  std::int32_t kind = kind_unknown;         ///< ReviewKind (Anki: revlog.type)
-  std::int32_t factor = 0;                  ///< ease factor (Anki: revlog.factor; 0 in filtered decks without rescheduling)
-  std::int32_t duration_ms = 0;             ///< answer time in ms (Anki: revlog.time)
+  std::int64_t time_ms = 0;          ///< review time, ms since the Unix epoch (Anki: revlog.id)
+  std::int64_t card_id = 0;          ///< the card (Anki: revlog.cid)
+  std::int32_t rating = 0;           ///< 1 Again .. 4 Easy, 0 = manual entry (Anki: revlog.ease)
+  std::int32_t kind = kind_unknown;  ///< ReviewKind (Anki: revlog.type)
+  std::int32_t factor = 0;           ///< ease factor (Anki: revlog.factor; 0 in filtered decks without rescheduling)
+  std::int32_t duration_ms = 0;      ///< answer time in ms (Anki: revlog.time)
 };
 
 /// Review times and creation times may lie at most this far from 1970 (in ms;
@@ -81,8 +83,8 @@ struct DayBoundary {
     rollover,
   };
   Mode mode = Mode::rollover;
-  std::int64_t creation_time = 0;   ///< creation_time mode: `crt`, seconds since the epoch
-  std::int32_t rollover_hour = 4;   ///< rollover mode: hour (0..23) at which a new day starts (Anki's default 4)
+  std::int64_t creation_time = 0;       ///< creation_time mode: `crt`, seconds since the epoch
+  std::int32_t rollover_hour = 4;       ///< rollover mode: hour (0..23) at which a new day starts (Anki's default 4)
   std::int32_t utc_offset_minutes = 0;  ///< rollover mode: local time − UTC, in minutes (e.g. +120 for CEST)
 
   /// The day index of a time in ms since the epoch.
@@ -127,8 +129,8 @@ struct BuildInfo {
 /// @param info          if given, receives the card-id map and drop counts
 /// @throws UsageError for an invalid DayBoundary, InputError (naming `source`)
 ///         for two entries of one card at the same time or a time beyond ±max_time_ms
-inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoundary& days, std::string user,
-                                 std::string source, BuildInfo* info = nullptr) {
+inline Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoundary& days, std::string user,
+                           std::string source, BuildInfo* info = nullptr) {
   days.validate();
   BuildInfo local;
   BuildInfo& bi = info ? *info : local;
@@ -158,7 +160,7 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
 
   struct Row {
     std::int64_t time_ms;
-    data::RevlogRow row;
+    RevlogRow row;
     std::int64_t day;
   };
   std::vector<Row> rows;
@@ -177,8 +179,8 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
     std::size_t start = e;
     for (std::size_t k = b; k < e; ++k) {
       const bool learning = kept[k].kind == kind_learning;
-      const bool starts = learning ? (k == b || kept[k - 1].kind != kind_learning)
-                                   : (kept[k].kind == kind_unknown && k == b);
+      const bool starts =
+          learning ? (k == b || kept[k - 1].kind != kind_learning) : (kept[k].kind == kind_unknown && k == b);
       if (starts) start = k;
     }
     if (start == e) {
@@ -192,7 +194,7 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
     bi.card_ids.push_back(kept[b].card_id);
     for (std::size_t k = start; k < e; ++k) {
       const RevlogEntry& x = kept[k];
-      data::RevlogRow r;
+      RevlogRow r;
       r.card_id = card;
       r.rating = x.rating;
       r.state = k == start ? 0 : (x.kind == kind_unknown ? 2 : x.kind + 1);  // rule 3
@@ -221,7 +223,7 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
 
   // Rule 7.
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.time_ms < b.time_ms; });
-  data::Revlog out;
+  Revlog out;
   out.user = std::move(user);
   out.source = std::move(source);
   out.rows.reserve(rows.size());
@@ -229,4 +231,4 @@ inline data::Revlog build_revlog(std::vector<RevlogEntry> entries, const DayBoun
   return out;
 }
 
-}  // namespace srs::anki
+}  // namespace srs::data

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/// @file srs/data/synthetic.hpp
+/// @file srs/sched/synthetic.hpp
 /// Seeded synthetic users: a review log generated from a ground-truth FSRS-6
 /// parameter vector, in the revlogs layout of pipeline.md §1.1, for the demo,
-/// the tests and the benchmarks.
+/// the tests and the benchmarks. It schedules with FSRS-6 (models::Fsrs6), so
+/// it sits above the models, in sched/, beside the scheduler API; its output is
+/// plain data (data::Revlog).
 ///
 /// The simulated user, day by day (day 0 .. days-1):
 ///
@@ -62,10 +64,10 @@
 
 #include <srs/core/error.hpp>    // srs::UsageError
 #include <srs/data/dataset.hpp>  // data::Step
-#include <srs/data/revlog.hpp>   // Revlog, RevlogRow
-#include <srs/models/fsrs.hpp>   // models::Fsrs6
+#include <srs/data/revlog.hpp>   // data::Revlog, data::RevlogRow
+#include <srs/models/fsrs.hpp>   // models::Fsrs6, models::FsrsState
 
-namespace srs::data {
+namespace srs::sched {
 
 /// Settings of one simulated user (see the file comment for the model).
 struct SimulationOptions {
@@ -196,9 +198,9 @@ inline void check_options(const SimulationOptions& o) {
 
 /// Simulate one user (see the file comment). Deterministic in `opt`: the same
 /// options give the same rows (on every platform, up to libm rounding).
-/// @param user the `Revlog::user` of the result
+/// @param user the `data::Revlog::user` of the result
 /// @throws UsageError for out-of-range options
-inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "sim") {
+inline data::Revlog simulate_user(const SimulationOptions& opt, std::string user = "sim") {
   detail::check_options(opt);
   using detail::Phase;
   constexpr std::int64_t day_ms = 86'400'000;
@@ -211,7 +213,7 @@ inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "si
   const std::int64_t step_ms = std::int64_t{opt.learning_step_seconds} * 1000;
 
   detail::Xoshiro256 rng(opt.seed);
-  Revlog log;
+  data::Revlog log;
   log.user = std::move(user);
   log.source = "synthetic(seed=" + std::to_string(opt.seed) + ")";
 
@@ -230,7 +232,7 @@ inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "si
   auto review = [&](std::uint32_t c, std::int32_t day, std::int64_t start_ms, std::int64_t day_end_ms) {
     detail::SimCard& card = cards[c];
     const bool first = card.last_ms < 0;
-    RevlogRow row;
+    data::RevlogRow row;
     row.card_id = c;
     row.day_offset = day;
     row.duration = static_cast<std::int32_t>(rng.uniform_int(1000, 30000));
@@ -239,7 +241,7 @@ inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "si
     int g;
     if (first) {
       g = 1 + rng.categorical(opt.first_rating_probs);
-      card.mem = model.init(w, Step{0.0, g});
+      card.mem = model.init(w, data::Step{0.0, g});
       row.state = 0;
       row.elapsed_days = -1;
       row.elapsed_seconds = -1;
@@ -251,7 +253,7 @@ inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "si
       const double r = std::pow(1.0 + factor * static_cast<double>(elapsed) / card.mem.s, -decay);
       const bool recalled = rng.uniform() < r;
       g = recalled ? 2 + rng.categorical(opt.success_rating_probs) : 1;
-      card.mem = model.next(w, card.mem, Step{static_cast<double>(elapsed), g});
+      card.mem = model.next(w, card.mem, data::Step{static_cast<double>(elapsed), g});
       row.state = static_cast<std::int32_t>(card.phase);
       row.elapsed_days = elapsed;
       row.elapsed_seconds = (ts - card.last_ms) / 1000;
@@ -327,8 +329,8 @@ inline Revlog simulate_user(const SimulationOptions& opt, std::string user = "si
 
 /// `n` users "1".."n", user k simulated with `opt` and a seed derived from
 /// opt.seed and k (splitmix64), so users differ but the set is reproducible.
-inline std::vector<Revlog> simulate_users(std::size_t n, const SimulationOptions& opt) {
-  std::vector<Revlog> users;
+inline std::vector<data::Revlog> simulate_users(std::size_t n, const SimulationOptions& opt) {
+  std::vector<data::Revlog> users;
   users.reserve(n);
   std::uint64_t state = opt.seed;
   for (std::size_t k = 1; k <= n; ++k) {
@@ -339,4 +341,4 @@ inline std::vector<Revlog> simulate_users(std::size_t n, const SimulationOptions
   return users;
 }
 
-}  // namespace srs::data
+}  // namespace srs::sched
