@@ -5,7 +5,7 @@
 #   2. README.md and docs/*.md hold no release-by-release prose ("this release",
 #      "previous release"): history belongs in CHANGELOG.md;
 #   3. no source file cites the specifications outside the repository: a citation of
-#      `pipeline.md` or `models.md` must name `docs/protocol.md` or `docs/models.md`.
+#      `docs/protocol.md` or `docs/models.md` must name `docs/protocol.md` or `docs/models.md`.
 # Run: cmake -DSRS_SOURCE_DIR=<repository> -P tests/docs_check.cmake
 cmake_minimum_required(VERSION 3.21)
 if(NOT SRS_SOURCE_DIR)

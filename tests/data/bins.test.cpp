@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/data/bins.hpp: the RMSE(bins) key of a row, at every range
-// boundary of the table in pipeline.md §4 (the keys are computed from the
+// boundary of the table in docs/protocol.md §4 (the keys are computed from the
 // formulas, so the table is the oracle), the interval key's monotonicity, and
 // bin_key's triple: its order and its NaN keys.
 #include <cmath>  // std::isnan
@@ -9,7 +9,7 @@
 
 #include <srs/data/bins.hpp>  // srs::data::interval_bin, review_bin, lapse_bin, bin_key, BinKey
 
-TEST_CASE("RMSE(bins) keys: every range boundary of the table in pipeline.md §4") {
+TEST_CASE("RMSE(bins) keys: every range boundary of the table in docs/protocol.md §4") {
   // {first, last, key}: each integer range of the spec's table, checked at both ends.
   // The table's open-ended last rows end where the formula's next bin begins
   // (elapsed_days 106753, i 308, lapses 241: beyond real data, i <= 128 and lapses < 128).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/data/preprocess.hpp: the per-user pipeline of pipeline.md §2 —
+// Tests of srs/data/preprocess.hpp: the per-user pipeline of docs/protocol.md §2 —
 // the worked example of §2 in both modes, the 128-review cap, the rating
 // filter and --two_buttons, review-day index i and lapse counts, the outlier
 // filter (budget, tie order, thresholds) with the continuity rule, final-row
@@ -94,7 +94,7 @@ std::vector<std::pair<double, int>> history(const Dataset& ds, const Item& it) {
 
 using H = std::vector<std::pair<double, int>>;
 
-/// The worked example of pipeline.md §2: one card reviewed on days 0 (Again,
+/// The worked example of docs/protocol.md §2: one card reviewed on days 0 (Again,
 /// Good, Good), 2 (Good), 7 (Again, Good) and 15 (Good).
 Revlog worked_example() {
   return LogBuilder().card(0, {{0, 1}, {0, 3}, {0, 3}, {2, 3}, {7, 1}, {7, 3}, {15, 3}}).build();
@@ -112,7 +112,7 @@ void add_cards(LogBuilder& b, std::int64_t& next_id, int n, int first, int delta
 
 }  // namespace
 
-TEST_CASE("preprocess: the worked example of pipeline.md §2 with --short") {
+TEST_CASE("preprocess: the worked example of docs/protocol.md §2 with --short") {
   const Dataset ds = srs::data::preprocess(worked_example(), no_filter(true));
   // Evaluated rows: R4, R5, R7 (R1 is the first review; R2, R3, R6 are same-day).
   REQUIRE(ds.items.size() == 3);
@@ -366,7 +366,7 @@ TEST_CASE("preprocess: users with too little data raise NotEnoughData") {
 }
 
 // ---------------------------------------------------------------------------
-// Secs mode (pipeline.md §2.7-2.14, secs branches)
+// Secs mode (docs/protocol.md §2.7-2.14, secs branches)
 // ---------------------------------------------------------------------------
 
 namespace {
@@ -538,7 +538,7 @@ TEST_CASE("preprocess secs: --two_buttons and the 128-review cap apply as in non
 }
 
 // ---------------------------------------------------------------------------
-// Equalize mode (pipeline.md §2.17)
+// Equalize mode (docs/protocol.md §2.17)
 // ---------------------------------------------------------------------------
 
 TEST_CASE("preprocess equalize: the secs rows plus the review_th of the non-secs rows") {
@@ -585,7 +585,7 @@ TEST_CASE("preprocess equalize: the secs rows plus the review_th of the non-secs
 }
 
 TEST_CASE("preprocess equalize: rows keep the secs lapse count (every earlier Again)") {
-  // Decision on pipeline.md §10.2: an equalize row's rmse_bins_lapse is the secs
+  // Decision on docs/protocol.md §10.2: an equalize row's rmse_bins_lapse is the secs
   // count. Card 0 of the worked example: R4 has 1 lapse (R1's Again) where the
   // non-secs run has 0.
   PreprocessOptions o = no_filter(true);

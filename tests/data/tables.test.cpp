@@ -4,7 +4,7 @@
 // nullable fields, every kind of error with its line and column, repeated
 // keys), reading from files, the error for missing tables (naming where they
 // were looked for, in both layouts and for a flat file), and the join of
-// pipeline.md §2.16 onto a dataset: preset, deck and none, with every kind of
+// docs/protocol.md §2.16 onto a dataset: preset, deck and none, with every kind of
 // missing value filled with -1.
 #include <cstdint>     // std::int32_t, std::int64_t
 #include <filesystem>  // std::filesystem::path, temp_directory_path, create_directories, remove_all
@@ -262,7 +262,7 @@ TEST_CASE("tables: missing tables are an error naming the user and where they we
 }
 
 // ---------------------------------------------------------------------------
-// The join (pipeline.md §2.16)
+// The join (docs/protocol.md §2.16)
 // ---------------------------------------------------------------------------
 
 TEST_CASE("tables: assign_partitions joins cards, then decks, missing values become -1") {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/eval/calibration.hpp: LOWESS, ICI and the calibration graph
-// (pipeline.md §4).
+// (docs/protocol.md §4).
 //
 //   * lowess: the fitted values of statsmodels' algorithm on seven cases —
 //     10 points, 200 points with the reference's delta, 300 points with tied x,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/eval/evaluator.hpp: the per-user evaluation protocol of
-// pipeline.md §3 (`srs::eval::Evaluator`, `StandardEvaluator`, `UserResult`,
+// docs/protocol.md §3 (`srs::eval::Evaluator`, `StandardEvaluator`, `UserResult`,
 // `EvalOptions`, `Precision`).
 //
 //   * pooling: fold after fold, and within a fold partition by partition in

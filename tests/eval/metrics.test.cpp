@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of the per-user metrics of srs::eval (pipeline.md §4): hand-computed
+// Tests of the per-user metrics of srs::eval (docs/protocol.md §4): hand-computed
 // cases (the arithmetic is in the comments), edge cases, and golden values
 // computed with NumPy / pandas / scikit-learn on a seeded random sample
 // (tests/tools/gen_metrics_golden.py). The RMSE(bins) key table is checked in

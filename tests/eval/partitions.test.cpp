@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of the partition protocol of srs::eval::Evaluator (pipeline.md §3,
+// Tests of the partition protocol of srs::eval::Evaluator (docs/protocol.md §3,
 // steps 2-4) with a mock self-trained model that records every training call
 // and fails on chosen partitions:
 //

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/eval/report.hpp: result names and result-file lines in the
-// reference benchmark's formats (pipeline.md §8), and the summary over users.
+// reference benchmark's formats (docs/protocol.md §8), and the summary over users.
 //
 //   * result_name: the suffix order -default, -S0, -binary, -short, -recency
 //     for every flag combination srs-bench accepts (--default and --S0 exclude

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests of the secs and equalize modes end to end (pipeline.md §2.7-2.17,
-// §7.2, §7.3; models.md §2, §3.5, §3.6):
+// Tests of the secs and equalize modes end to end (docs/protocol.md §2.7-2.17,
+// §7.2, §7.3; docs/models.md §2, §3.5, §3.6):
 //
 //   * the FSRS policies with `secs = true`: stability floor 1e-6 (state clamp,
 //     w0..w3 boxes, S0-fit bounds) in every version, weights rounded to 6
@@ -228,7 +228,7 @@ TEST_CASE("equalize: test rows are the non-secs run's, predicted from secs histo
     CHECK(it.review_th == day.items[m - 5 * q + j].review_th);
     CHECK(it.i == day.items[m - 5 * q + j].i);
     CHECK(it.elapsed_days == day.items[m - 5 * q + j].elapsed_days);
-    // The RMSE(bins) lapse key is the secs count (pipeline.md §10.2, decided here).
+    // The RMSE(bins) lapse key is the secs count (docs/protocol.md §10.2, decided here).
     CHECK(res.predictions[j].lapses == it.lapses);
     lapses_differ += it.lapses != day.items[m - 5 * q + j].lapses;
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs::eval::TimeSeriesSplit (pipeline.md §3) against scikit-learn's
+// Tests of srs::eval::TimeSeriesSplit (docs/protocol.md §3) against scikit-learn's
 // TimeSeriesSplit boundaries (golden table from tests/tools/gen_split_golden.py).
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::int64_t
@@ -98,7 +98,7 @@ TEST_CASE("TimeSeriesSplit: too few rows throws NotEnoughData, as scikit-learn r
     CHECK_THROWS_AS(s.test_size(n), srs::NotEnoughData);
     CHECK_THROWS_AS(s.first_test(n), srs::NotEnoughData);
   }
-  // The reference's minimum: 6 rows for 5 folds (pipeline.md §2.15).
+  // The reference's minimum: 6 rows for 5 folds (docs/protocol.md §2.15).
   const srs::eval::TimeSeriesSplit s;
   CHECK_THROWS_WITH_AS(s.fold(5, 0), "TimeSeriesSplit(n_splits=5) needs at least 6 rows (n_splits + 1 folds), got 5",
                        srs::NotEnoughData);
@@ -134,7 +134,7 @@ TEST_CASE("TimeSeriesSplit: folds tile the evaluated rows and the train window e
 }
 
 // ---------------------------------------------------------------------------
-// EqualizeSplit (pipeline.md §2.17)
+// EqualizeSplit (docs/protocol.md §2.17)
 // ---------------------------------------------------------------------------
 
 namespace {

@@ -581,7 +581,7 @@ TEST_CASE("srs_bench: --partitions preset|deck reads the tables beside the revlo
       }
     }
   }
-  // The suffix order of pipeline.md §8: -secs before -equalize..., partitions last.
+  // The suffix order of docs/protocol.md §8: -secs before -equalize..., partitions last.
   const Run all = bench(tmp, common + " --secs --equalize_test_with_non_secs --partitions preset --recency");
   CAPTURE(all.err);
   CHECK(all.status == 0);

@@ -261,7 +261,7 @@ TEST_CASE("report: srs-report reads result lines in the reference's own format")
   TempDir tmp;
   const fs::path dir = tmp.path / "result";
   fs::create_directory(dir);
-  // The reference's layout (pipeline.md §8): metrics first (ICI, AUC possibly
+  // The reference's layout (docs/protocol.md §8): metrics first (ICI, AUC possibly
   // null), integer user, size, the last fold's parameters; no calibration.
   // The numbers are made up.
   std::string a, b;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/models/act_r.hpp: ACT-R's activation model with spacing-dependent
-// decay (models.md §6).
+// decay (docs/models.md §6).
 //
 //   * identity: name "ACT-R", 5 parameters [a, c, s, τ, h], the spec's defaults,
 //     the clamps (a, c, s, h in [0.001, 1], τ <= −0.001), rounding to 4 decimals,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/anki.hpp: Anki-SM-2 (models.md §8), one policy for the
+// Tests of srs/models/anki.hpp: Anki-SM-2 (docs/models.md §8), one policy for the
 // "Anki-SM-2" (defaults, untrained) and "Anki-SM-2-trainable" rows.
 //
 //   * identity: name "Anki-SM-2", 7 parameters, the spec's defaults, Anki

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/dash.hpp: DASH, DASH[MCM] and DASH[ACT-R] (models.md §5),
+// Tests of srs/models/dash.hpp: DASH, DASH[MCM] and DASH[ACT-R] (docs/models.md §5),
 // and their -short use (same-day reviews in the history are past reviews too).
 //
 //   * identity: names "DASH", "DASH[MCM]", "DASH[ACT-R]", 9 / 9 / 5 parameters,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/ebisu.hpp: Ebisu v2 (models.md §9), a Beta prior on recall at
+// Tests of srs/models/ebisu.hpp: Ebisu v2 (docs/models.md §9), a Beta prior on recall at
 // time T, updated by Bayes' rule after every review (the first one included, at
 // tnow = 0.001) and rebalanced to the half-life.
 //
@@ -210,7 +210,7 @@ TEST_CASE("Ebisu-v2: a numerical failure throws srs::Error") {
 
 TEST_CASE("Ebisu-v2: predictions use Δ' = max(Δ, 0.001), as the reference") {
   // The reference predicts ebisu.predictRecall(model, max(delta_t, 0.001), exact=True)
-  // (models.md §9): at Δ = 0 that is B(α + 0.001/T, β)/B(α, β) < 1, not 1.
+  // (docs/models.md §9): at Δ = 0 that is B(α + 0.001/T, β)/B(α, β) < 1, not 1.
   const std::vector<Step> h{{0, 3}, {3, 3}};
   const EbisuPrior m = EbisuV2{}.model(h);
   CHECK(rel_close(predict(h, 0.001), EbisuV2::recall(m, 0.001), 1e-15));

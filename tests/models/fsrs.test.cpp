@@ -2,17 +2,17 @@
 // Tests of srs/models/fsrs.hpp: the FSRS-6 model `srs::models::Fsrs6` and the
 // initial-stability (S0) fit helpers in `srs::models::detail`.
 //
-//   * the reference values of models.md §3.8 (fsrs-rs unit tests, default
+//   * the reference values of docs/models.md §3.8 (fsrs-rs unit tests, default
 //     parameters): forgetting curve, difficulty before/after mean reversion,
 //     success / failure / same-day stability. The spec gives R directly; the
 //     public API takes an interval, so each check inverts the curve,
 //     t = S (R^(-1/d) - 1) / F, and runs `Fsrs6::next` from that state.
 //   * init(): S = w[g-1], D = clamp(D0(g), 1, 10), and the S / D clamps;
-//   * clamp(): every box of models.md §3.8;
+//   * clamp(): every box of docs/models.md §3.8;
 //   * srs::test::check_model (value parity, gradient vs finite differences,
 //     NaN/throw parity) over random histories, default and random in-box
 //     parameters;
-//   * the S0 fit (models.md §3.5): the 1-D fit against a dense grid search of
+//   * the S0 fit (docs/models.md §3.5): the 1-D fit against a dense grid search of
 //     the same objective, the monotonicity repair (pair order and count rule),
 //     every fill-in rule, no data -> InadequateData, the final clamp; and
 //     `collect_s0_groups` / `Fsrs6::initialize` on a tiny hand-made Dataset.
@@ -54,7 +54,7 @@ constexpr double default_decay = 0.1542;
 
 using srs::test::rel_close;
 
-/// The parameter boxes of models.md §3.8 (w0..w3 use [s_min, 100]).
+/// The parameter boxes of docs/models.md §3.8 (w0..w3 use [s_min, 100]).
 constexpr Fsrs6Box spec_box{{{0.001, 100},  {0.001, 100},  {0.001, 100}, {0.001, 100}, {1, 10},      {0.001, 4},
                              {0.001, 4},    {0.001, 0.75}, {0, 4.5},     {0, 0.8},     {0.001, 3.5}, {0.001, 5},
                              {0.001, 0.25}, {0.001, 0.9},  {0, 4},       {0, 1},       {1, 6},       {0, 2},
@@ -91,7 +91,7 @@ W uniform_in_box(std::mt19937_64& rng) {
 }  // namespace
 
 // =====================================================================================
-// Reference values (models.md §3.8)
+// Reference values (docs/models.md §3.8)
 // =====================================================================================
 
 TEST_CASE("Fsrs6: forgetting curve reference values") {
@@ -277,7 +277,7 @@ TEST_CASE("Fsrs6: init() clamps S to [s_min, s_max] and D to [1, 10]") {
   CHECK(m.init(ws, Step{0.0, 4}).s == 500);
 }
 
-TEST_CASE("Fsrs6: clamp() applies every box of models.md §3.8") {
+TEST_CASE("Fsrs6: clamp() applies every box of docs/models.md §3.8") {
   const Fsrs6 m;
   srs::test::check_clamp(m, 11, std::optional<Fsrs6Box>(spec_box), 200);
   for (std::size_t k = 0; k < 21; ++k) {
@@ -628,7 +628,7 @@ TEST_CASE("Fsrs6: runs on float, within float precision of double") {
 }
 
 // =====================================================================================
-// The initial-stability fit (models.md §3.5)
+// The initial-stability fit (docs/models.md §3.5)
 // =====================================================================================
 
 namespace {
@@ -647,7 +647,7 @@ std::array<double, 4> fit(const Groups& g, double average, bool smoothing = true
   return srs::models::detail::fit_initial_stability(g, average, s0_default, lo, hi, smoothing, curve);
 }
 
-/// The objective of models.md §3.5 step 2, written out:
+/// The objective of docs/models.md §3.5 step 2, written out:
 /// J(s) = sum n [-q ln R(t, s) - (1 - q) ln(1 - R(t, s))] + |s - s0| / 16,
 /// q = (m n + p) / (n + 1) (both terms only with smoothing).
 double objective(const std::vector<S0Group>& g, double average, double s0, bool smoothing, double s) {
@@ -703,7 +703,7 @@ double fit_alone(int r, const std::vector<S0Group>& g, double average = 0.8, boo
   return fit(gs, average, smoothing)[static_cast<std::size_t>(r - 1)];
 }
 
-/// models.md §3.5 step 3, written out: pairs in the order (1,2),(2,3),(3,4),
+/// docs/models.md §3.5 step 3, written out: pairs in the order (1,2),(2,3),(3,4),
 /// (1,3),(2,4),(1,4); when S_small > S_big the one with fewer samples yields
 /// (N_small > N_big: S_big := S_small, else S_small := S_big). All four known.
 /// (Plain doubles on purpose: g++ 12.2 at -O1 and above miscompiles this loop

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the older FSRS versions in srs/models/fsrs.hpp: `Fsrs1` (FSRSv1),
 // `Fsrs2`, `Fsrs3`, `Fsrs4`, `Fsrs4_5` (FSRS-4.5) and `Fsrs5` (FSRS-5), as
-// models.md §3.1-3.7 describe them and as srs-benchmark `other.py` at 399354168d29
+// docs/models.md §3.1-3.7 describe them and as srs-benchmark `other.py` at 399354168d29
 // implements them (s_min = 0.01; FSRS-4.5 with its own defaults, also as the S0
 // prior centres, and 6-decimal weights).
 //
@@ -18,12 +18,12 @@
 //     count and its relu'd difficulty (value and zero gradient where it clips);
 //   * the same transcriptions against the library on random states, intervals,
 //     ratings and in-box parameters;
-//   * clamp(): the boxes of models.md §3.1-3.7 (v4 / 4.5: w0..w3 free; FSRS-5:
+//   * clamp(): the boxes of docs/models.md §3.1-3.7 (v4 / 4.5: w0..w3 free; FSRS-5:
 //     w0..w3 in [s_min, 100]) and idempotence (srs::test::check_clamp);
 //   * training hooks: which versions have initialize / penalty / frozen /
 //     keep_for_training; v4 and 4.5 train on i > 2 with w0..w3 frozen; the
 //     FSRS-5 L2 penalty with the spec's σ; round_params (4 decimals, 4.5: 6);
-//   * the S0 fit (models.md §3.5) under each model's own curve on a constructed
+//   * the S0 fit (docs/models.md §3.5) under each model's own curve on a constructed
 //     dataset whose optimum is known analytically (including the |s - s0|/16
 //     prior pull), against a dense grid of the objective, and that w4.. stay;
 //   * srs::test::check_model (double/Dual parity, gradient vs finite
@@ -80,7 +80,7 @@ template <class M>
 using Box = std::array<std::pair<double, double>, M::num_params>;
 
 // =====================================================================================
-// The spec, transcribed: plain doubles, written from models.md §3.1-3.7 only
+// The spec, transcribed: plain doubles, written from docs/models.md §3.1-3.7 only
 // =====================================================================================
 
 /// A memory state in the transcriptions: S, D and (FSRSv1 only) the lapse count L.
@@ -122,7 +122,7 @@ double v4_failure(const std::array<double, N>& w, double s, double d, double r) 
 template <class M>
 struct Spec;
 
-/// models.md §3.1.
+/// docs/models.md §3.1.
 template <>
 struct Spec<Fsrs1> {
   static constexpr std::string_view name = "FSRSv1";
@@ -143,7 +143,7 @@ struct Spec<Fsrs1> {
   }
 };
 
-/// models.md §3.2.
+/// docs/models.md §3.2.
 template <>
 struct Spec<Fsrs2> {
   static constexpr std::string_view name = "FSRSv2";
@@ -178,7 +178,7 @@ struct Spec<Fsrs2> {
   }
 };
 
-/// models.md §3.3.
+/// docs/models.md §3.3.
 template <>
 struct Spec<Fsrs3> {
   static constexpr std::string_view name = "FSRSv3";
@@ -212,7 +212,7 @@ struct Spec<Fsrs3> {
   }
 };
 
-/// models.md §3.4.
+/// docs/models.md §3.4.
 template <>
 struct Spec<Fsrs4> {
   static constexpr std::string_view name = "FSRSv4";
@@ -253,7 +253,7 @@ struct Spec<Fsrs4> {
   }
 };
 
-/// models.md §3.6.
+/// docs/models.md §3.6.
 template <>
 struct Spec<Fsrs4_5> {
   static constexpr std::string_view name = "FSRS-4.5";
@@ -290,7 +290,7 @@ struct Spec<Fsrs4_5> {
   }
 };
 
-/// models.md §3.7.
+/// docs/models.md §3.7.
 template <>
 struct Spec<Fsrs5> {
   static constexpr std::string_view name = "FSRS-5";
@@ -434,7 +434,7 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: name, num_params, default_params, bounds and tra
   CHECK(cfg.max_seq_len == 64);
 }
 
-TEST_CASE("FSRS v1-v5: parameter counts of models.md §3") {
+TEST_CASE("FSRS v1-v5: parameter counts of docs/models.md §3") {
   CHECK(Fsrs1::num_params == 7);
   CHECK(Fsrs2::num_params == 14);
   CHECK(Fsrs3::num_params == 13);
@@ -484,7 +484,7 @@ TEST_CASE("FSRS v1-v5: forgetting curves at t = 5, S = 2 and t = 10, S = 2") {
 }
 
 // =====================================================================================
-// FSRSv1 (models.md §3.1)
+// FSRSv1 (docs/models.md §3.1)
 // =====================================================================================
 
 TEST_CASE("Fsrs1: first review S = w0 2^(g-1) / 4, D = w1 - g + 3 (unclamped), L = relu(2 - g)") {
@@ -623,7 +623,7 @@ TEST_CASE("Fsrs1: D' = relu(...) clips to 0, with zero gradient there") {
 }
 
 // =====================================================================================
-// FSRSv2 (models.md §3.2)
+// FSRSv2 (docs/models.md §3.2)
 // =====================================================================================
 
 TEST_CASE("Fsrs2: first review S = w0 (w1 (g-1) + 1), D = clamp(w2 (w3 (g-4) + 1), 1, 10)") {
@@ -690,7 +690,7 @@ TEST_CASE("Fsrs2: difficulty and stability clamps after a review") {
 }
 
 // =====================================================================================
-// FSRSv3 (models.md §3.3)
+// FSRSv3 (docs/models.md §3.3)
 // =====================================================================================
 
 TEST_CASE("Fsrs3: first review S = w0 + w1 (g-1), D = clamp(w2 + w3 (g-3), 1, 10)") {
@@ -761,7 +761,7 @@ TEST_CASE("Fsrs3: difficulty and stability clamps after a review") {
 }
 
 // =====================================================================================
-// FSRSv4 (models.md §3.4) and FSRS-4.5 (models.md §3.6)
+// FSRSv4 (docs/models.md §3.4) and FSRS-4.5 (docs/models.md §3.6)
 // =====================================================================================
 
 TEST_CASE_TEMPLATE("FSRSv4, FSRS-4.5: first review S = w[g-1], D = clamp(w4 - w5 (g-3), 1, 10)", M, Fsrs4, Fsrs4_5) {
@@ -882,7 +882,7 @@ TEST_CASE("FSRSv4 failure is not capped, FSRS-4.5 failure is capped by S") {
 }
 
 // =====================================================================================
-// FSRS-5 (models.md §3.7)
+// FSRS-5 (docs/models.md §3.7)
 // =====================================================================================
 
 TEST_CASE("Fsrs5: first review S = w[g-1], D = clamp(w4 - e^(w5 (g-1)) + 1, 1, 10)") {
@@ -1030,10 +1030,10 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: init/next/recall equal the spec transcription on
 }
 
 // =====================================================================================
-// clamp(): the boxes of models.md §3.1-3.7
+// clamp(): the boxes of docs/models.md §3.1-3.7
 // =====================================================================================
 
-TEST_CASE_TEMPLATE("FSRS v1-v5: clamp() applies exactly the boxes of models.md", M, Fsrs1, Fsrs2, Fsrs3, Fsrs4, Fsrs4_5,
+TEST_CASE_TEMPLATE("FSRS v1-v5: clamp() applies exactly the boxes of docs/models.md", M, Fsrs1, Fsrs2, Fsrs3, Fsrs4, Fsrs4_5,
                    Fsrs5) {
   constexpr std::size_t N = M::num_params;
   const M m;
@@ -1192,7 +1192,7 @@ TEST_CASE_TEMPLATE("FSRS v1-v5: round_params rounds to 4 decimals (FSRS-4.5: 6)"
 }
 
 // =====================================================================================
-// The S0 fit with each model's own curve (models.md §3.5)
+// The S0 fit with each model's own curve (docs/models.md §3.5)
 // =====================================================================================
 
 namespace {

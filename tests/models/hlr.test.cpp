@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/hlr.hpp: HLR, half-life regression (models.md §4), and its
+// Tests of srs/models/hlr.hpp: HLR, half-life regression (docs/models.md §4), and its
 // -short use (same-day reviews in the history count like any other review).
 //
 //   * identity: name "HLR", 3 parameters, the spec's defaults, no clipping, no

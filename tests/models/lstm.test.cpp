@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/lstm.hpp: the LSTM (8,869 parameters), models.md §12.5.
+// Tests of srs/models/lstm.hpp: the LSTM (8,869 parameters), docs/models.md §12.5.
 //   - parameter blocks, counts and the initialisation (orthogonal LSTM weights,
 //     forget-gate bias 1, LayerNorm γ = 1);
 //   - the input encoding (normalised log interval and duration, one-hot rating)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/nn17.hpp: NN-17 (39 parameters), models.md §12.3.
+// Tests of srs/models/nn17.hpp: NN-17 (39 parameters), docs/models.md §12.3.
 //   - parameter blocks, counts, the fixed initial tables and the clamp box;
 //   - the first step and the prediction head against the spec's formulas;
 //   - the per-card batch predicts exactly what predict() does;

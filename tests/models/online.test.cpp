@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/models/online.hpp: the baselines that learn online, row by row in
-// time order (pipeline.md §3 "Models outside this loop"; models.md §11).
+// time order (docs/protocol.md §3 "Models outside this loop"; docs/models.md §11).
 //
 //   * MOVING-AVG: name, the hand-computed logit sequence of a short run
 //     (x = 1.2, p = σ(x), x += 0.3 (1 − p) after a success, x −= 0.3 p after a
@@ -146,7 +146,7 @@ TEST_CASE("RMSE-BINS-EXPLOIT: name") {
 }
 
 TEST_CASE("RMSE-BINS-EXPLOIT: the per-bin exploit on a hand-made dataset") {
-  // Bins (models.md §11): interval 2.48·3.62^⌊ln Δ/ln 3.62⌋ (Δ = 1, 2 → 2.48; Δ = 4 → 8.98),
+  // Bins (docs/models.md §11): interval 2.48·3.62^⌊ln Δ/ln 3.62⌋ (Δ = 1, 2 → 2.48; Δ = 4 → 8.98),
   // length 1.99·1.89^⌊ln i/ln 1.89⌋ rounded (i = 2, 3 → 4), lapses 0 → 0, 1 → 2. So:
   //   A = (Δ 1 or 2, i 2, L 0),  B = (Δ 4, i 3, L 0),  D = (Δ 1, i 2, L 1).
   srs::data::Dataset ds;

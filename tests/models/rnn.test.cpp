@@ -2,7 +2,7 @@
 // Tests of srs/models/rnn.hpp: GRU (39 parameters) and GRU-P (297).
 //   - parameter blocks, counts and the seeded initialisation (orthogonal weights);
 //   - the forward pass against an independent, loop-by-loop PyTorch GRU cell and
-//     the two input encodings / output heads of models.md §12.1-12.2;
+//     the two input encodings / output heads of docs/models.md §12.1-12.2;
 //   - the packed batch (one pass per card) predicts exactly what predict() does;
 //   - the reverse-mode gradient against central finite differences (every
 //     parameter of every block) and, for GRU, against the Dual-number path;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/models/sm2.hpp: SM-2 with fixed constants ("SM-2", and "SM-2-short"
 // when the history keeps same-day reviews) and SM-2 with six trainable constants
-// ("SM-2-trainable"), models.md §7.
+// ("SM-2-trainable"), docs/models.md §7.
 //
 //   * identity: names, parameter counts (0 and 6), SM-2-trainable's defaults,
 //     clamps (w0, w1 in [0.01, 36500] as the reference code does, w2 in [1.3, 10],
@@ -196,7 +196,7 @@ TEST_CASE("SM-2-trainable: name, parameter count, defaults, clamps, rounding") {
   W6 hi{5e4, 1e9, 11, 1e9, 1e9, 1e9};
   m.clamp(std::span<double, 6>(hi));
   CHECK(hi == W6{36500, 36500, 10, 1e9, 1e9, 1e9});
-  // [0.01, 36500] as the reference code does (models.md §7.2's [0.01, 100] is not used).
+  // [0.01, 36500] as the reference code does (docs/models.md §7.2's [0.01, 100] is not used).
   W6 mid{500, 250.5, 1.3, 0, 5, 0};
   m.clamp(std::span<double, 6>(mid));
   CHECK(mid == W6{500, 250.5, 1.3, 0, 5, 0});

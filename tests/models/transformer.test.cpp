@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/models/transformer.hpp: the Transformer (127 parameters), models.md §12.4.
+// Tests of srs/models/transformer.hpp: the Transformer (127 parameters), docs/models.md §12.4.
 //   - parameter blocks, counts and nn.Transformer's initialisation;
 //   - structure: the FSRS-4.5 power curve in Δ, no positional encoding, a row sees
 //     only its own history,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/optim/recency.hpp: recency_weights(n) equals NumPy's
-// 0.25 + 0.75 * linspace(0, 1, n)**3 (pipeline.md §7.4) bit for bit (golden
+// 0.25 + 0.75 * linspace(0, 1, n)**3 (docs/protocol.md §7.4) bit for bit (golden
 // table from tests/tools/gen_recency_golden.py); n = 0 gives no weights.
 #include <cstddef>   // std::size_t
 #include <iterator>  // std::size

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/report/colors.hpp, the heatmaps' colours (pipeline.md §6):
+// Tests of srs/report/colors.hpp, the heatmaps' colours (docs/protocol.md §6):
 //   * Rgb's "#rrggbb";
 //   * the superiority colour: red (254, 13, 0) at 0.5% and below (and NaN),
 //     green (45, 180, 0) at 100%, the squares mixed halfway;

@@ -4,7 +4,7 @@
 //   * memory_state is optim::replay of the model (FSRS-6, FSRS-5, FSRS-4.5,
 //     FSRS-rs) and checks its input (empty history, ratings, intervals);
 //   * retrievability is the model's curve: fsrs-rs's unit-test values of the
-//     FSRS-6 curve at the default parameters (models.md §3.8);
+//     FSRS-6 curve at the default parameters (docs/models.md §3.8);
 //   * interval_at inverts every FSRS curve (v1..v6, FSRS-rs): R(interval_at(r)) = r;
 //   * next_interval: fsrs-rs's unit test (stability 1, retention 0.1..1.0),
 //     rounding of halves away from zero, the [1, max] clamp, bad arguments;

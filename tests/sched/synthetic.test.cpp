@@ -44,7 +44,7 @@ bool same_log(const Revlog& a, const Revlog& b) {
   return true;
 }
 
-/// The revlog invariants (pipeline.md §1.1 and what the CSV reader validates),
+/// The revlog invariants (docs/protocol.md §1.1 and what the CSV reader validates),
 /// plus what the simulator promises about ids, states and learning steps.
 void check_invariants(const Revlog& log, const SimulationOptions& opt) {
   REQUIRE(!log.rows.empty());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/random.hpp and srs/stats/bootstrap.hpp: the 99% BCa
-// bootstrap interval of the README tables (pipeline.md §5).
+// bootstrap interval of the README tables (docs/protocol.md §5).
 //
 // The goldens (tests/stats/stats_golden.ipp) come from NumPy and SciPy 1.10,
 // see tests/tools/gen_stats_golden.py:

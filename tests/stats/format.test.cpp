@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/format.hpp: the README's significant-digit rule (the
-// examples of pipeline.md §5) and percentages.
+// examples of docs/protocol.md §5) and percentages.
 #include <cmath>   // std::nan
 #include <limits>  // std::numeric_limits
 #include <string>  // std::string
@@ -11,7 +11,7 @@
 
 namespace stats = srs::stats;
 
-TEST_CASE("stats: sigdig on the examples of pipeline.md §5") {
+TEST_CASE("stats: sigdig on the examples of docs/protocol.md §5") {
   CHECK(stats::sigdig(0.346, 0.0042).str() == "0.3460\u00b10.0042");
   CHECK(stats::sigdig(0.025021, 0.000381).str() == "0.02502\u00b10.00038");
   CHECK(stats::sigdig(4.6081, 0.0672).str() == "4.608\u00b10.067");

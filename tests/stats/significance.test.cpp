@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/significance.hpp: Wilcoxon signed-rank test and r, paired
-// t-test and Cohen's d, effect classes (pipeline.md §6).
+// t-test and Cohen's d, effect classes (docs/protocol.md §6).
 //
 //   * textbook examples: Student's sleep data (Cushny & Peebles, as in R's
 //     `sleep` data set): paired t = -4.0621, df = 9, p = 0.002833, and R's

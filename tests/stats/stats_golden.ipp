@@ -887,7 +887,7 @@ inline const std::vector<PairedSample> paired = {
     }},
 };
 struct WilcoxonCase { std::size_t n; double w, p, p_corrected, z, r, median; };
-/// scipy.stats.wilcoxon(x, y, zero_method='wilcox', mode='approx') of paired[k]; z and r per pipeline.md §6.
+/// scipy.stats.wilcoxon(x, y, zero_method='wilcox', mode='approx') of paired[k]; z and r per docs/protocol.md §6.
 inline const std::vector<WilcoxonCase> wilcoxon = {
     {60, 532.0, 0.004809943775423356, 0.004865395488668915, -2.819493949622953, 0.36399510372074234, 0.006160096407231072},
     {178, 4142.0, 2.594865933773068e-08, 2.6057237875439268e-08, -5.553874868775488, 0.416280521086496, 0.0020000000000000018},

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/stats/summary.hpp: sums in NumPy's pairwise order, the weighted
-// mean and the Bevington-corrected weighted standard deviation (pipeline.md §5).
+// mean and the Bevington-corrected weighted standard deviation (docs/protocol.md §5).
 //
 //   * pairwise_sum equals a hand evaluation of NumPy's order on small ranges
 //     and the plain sum where that is exact;

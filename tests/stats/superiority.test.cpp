@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/stats/superiority.hpp (pipeline.md §6):
+// Tests of srs/stats/superiority.hpp (docs/protocol.md §6):
 //   * round_pair: hand cases (1/3 -> 33.3/66.7; 1/8 = 0.125 exactly -> 12.5/87.5;
 //     0.12345 -> down/up because its error is smaller; a tie of the two errors
 //     goes to down/up) and the reference's rounding of many fractions, computed

@@ -3,7 +3,7 @@
 """Print reference values for srs::models::EbisuV2 (tests/models/ebisu.test.cpp).
 
 An independent transcription of Ebisu v2's single-quiz update with half-life
-rebalancing, written from models.md §9 only (the ebisu package is neither
+rebalancing, written from docs/models.md §9 only (the ebisu package is neither
 installed nor copied):
 
   model (alpha, beta, T): a Beta(alpha, beta) prior on recall at time T (days);

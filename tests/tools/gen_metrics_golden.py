@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Generate tests/eval/metrics_golden.ipp: a seeded random sample of pooled
-predictions and the reference values of the metrics of pipeline.md §4 on it,
+predictions and the reference values of the metrics of docs/protocol.md §4 on it,
 the oracle for srs::eval's metrics.
 
 Run with an interpreter that has NumPy, pandas and scikit-learn (on Debian:

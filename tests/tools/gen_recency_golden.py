@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Print the golden table of srs::optim::recency_weights (pipeline.md §7.4):
+"""Print the golden table of srs::optim::recency_weights (docs/protocol.md §7.4):
 the reference's recency weights 0.25 + 0.75 * np.linspace(0, 1, n)**3,
 computed with NumPy exactly as the reference computes them.
 

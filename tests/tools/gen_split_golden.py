@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Generate tests/eval/split_golden.ipp: scikit-learn's TimeSeriesSplit fold
-boundaries, the oracle for srs::eval::TimeSeriesSplit (pipeline.md §3).
+boundaries, the oracle for srs::eval::TimeSeriesSplit (docs/protocol.md §3).
 
 Run with an interpreter that has scikit-learn (on Debian: /usr/bin/python3
 with python3-sklearn):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Generate tests/stats/stats_golden.ipp: reference values for srs::stats
-(pipeline.md §5, §6) and for the LOWESS / ICI of srs/eval/calibration.hpp
+(docs/protocol.md §5, §6) and for the LOWESS / ICI of srs/eval/calibration.hpp
 (§4), computed independently with NumPy and SciPy.
 
 Run with Debian's interpreter (NumPy 1.24, SciPy 1.10):
@@ -30,7 +30,7 @@ What each table holds and how it is obtained:
   computed here from W (no tie correction).
 - ttest: scipy.stats.ttest_rel for t and p; Cohen's d with np.std(ddof=1).
 - superiority: the reference's loop and rounding, written out below in Python
-  from the description of pipeline.md §6 (a port of the rule, not of code).
+  from the description of docs/protocol.md §6 (a port of the rule, not of code).
 - lowess / ici: statsmodels is not a dependency, so LOWESS is re-implemented
   below with NumPy from statsmodels' documented algorithm (tricube weights
   over the k = int(frac n + 1e-10) nearest neighbours, local linear fit,
@@ -203,7 +203,7 @@ wilcoxon_cases = [wilcoxon_case(x, y) for x, y in paired_cases]
 ttest_cases = [ttest_case(x, y) for x, y in paired_cases]
 
 # ---------------------------------------------------------------------------
-# Superiority (pipeline.md §6, written out from the description)
+# Superiority (docs/protocol.md §6, written out from the description)
 # ---------------------------------------------------------------------------
 def round_pair(t):
     import math
@@ -440,7 +440,7 @@ for x, y in paired_cases:
     emit("    {%s, %s}," % (vec(x), vec(y)))
 emit("};")
 emit("struct WilcoxonCase { std::size_t n; double w, p, p_corrected, z, r, median; };")
-emit("/// scipy.stats.wilcoxon(x, y, zero_method='wilcox', mode='approx') of paired[k]; z and r per pipeline.md §6.")
+emit("/// scipy.stats.wilcoxon(x, y, zero_method='wilcox', mode='approx') of paired[k]; z and r per docs/protocol.md §6.")
 emit("inline const std::vector<WilcoxonCase> wilcoxon = {")
 for n, W, p, pc, z, rr, med in wilcoxon_cases:
     emit("    {%d, %s, %s, %s, %s, %s, %s}," % (n, r(W), r(p), r(pc), r(z), r(rr), r(med)))

@@ -5,7 +5,7 @@
 /// (srs/data/revlog_builder.hpp: drop rating 0, drop filtered-deck reviews
 /// without rescheduling, keep each card's history from its last learning
 /// start, state mapping, day offsets), and the cards and decks tables that
-/// partitions use (data::PartitionTables, pipeline.md §1.1, §2.16).
+/// partitions use (data::PartitionTables, docs/protocol.md §1.1, §2.16).
 ///
 /// Part of the optional CMake component `anki` (target srs::anki, which links
 /// SQLite 3 from Debian's libsqlite3-dev; `find_package(srs COMPONENTS anki)`).

@@ -74,7 +74,7 @@ class InputError : public Error {
 };
 
 /// A user whose data yields too few evaluation rows (fewer than 6 after the
-/// preprocessing of pipeline.md §2, or nothing left after the outlier filter).
+/// preprocessing of docs/protocol.md §2, or nothing left after the outlier filter).
 /// The reference benchmark skips such users; so does srs-bench.
 class NotEnoughData : public Error {
  public:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/bins.hpp
-/// The bin key of RMSE(bins) (pipeline.md §4): a row is grouped by the triple
+/// The bin key of RMSE(bins) (docs/protocol.md §4): a row is grouped by the triple
 /// (b_t, b_i, b_l) of its elapsed_days, review-day index i and earlier lapses L,
 ///
 ///   b_t = rnd_2( 2.48 * 3.62^floor( ln(max(elapsed_days, 1e-6)) / ln 3.62 ) )
@@ -9,7 +9,7 @@
 ///   rnd_d(x) = rint(x 10^d) / 10^d (NumPy's round, half to even)
 ///
 /// computed with the formulas, in the reference's order of operations, never
-/// from a table; the table of pipeline.md §4 is the test oracle
+/// from a table; the table of docs/protocol.md §4 is the test oracle
 /// (tests/data/bins.test.cpp). A function of a row's fields only, so both the
 /// metric (eval::RmseBins, srs/eval/metrics.hpp) and the models that group rows
 /// the same way (models::RmseBinsExploit, srs/models/online.hpp) use it.
@@ -42,13 +42,13 @@ inline double interval_bin(double elapsed_days) {
   return detail::log_bin(elapsed_days > 1e-6 ? elapsed_days : 1e-6, 3.62, 2.48, 2);
 }
 
-/// Review key b_i of RMSE(bins) from the review-day index i >= 1 (pipeline.md §2.12):
+/// Review key b_i of RMSE(bins) from the review-day index i >= 1 (docs/protocol.md §2.12):
 /// rnd_0(1.99 * 1.89^floor(ln(i) / ln 1.89)). 1 -> 2, 2..3 -> 4, 4..6 -> 7, ...
 /// (i = 0 gives 0 and i < 0 NaN, as in the reference.)
 inline double review_bin(int i) { return detail::log_bin(static_cast<double>(i), 1.89, 1.99, 0); }
 
 /// Lapse key b_l of RMSE(bins) from the count of earlier lapses L >= 0 (rmse_bins_lapse,
-/// pipeline.md §2.10): 0 if L = 0, else rnd_0(1.65 * 1.73^floor(ln(L) / ln 1.73)).
+/// docs/protocol.md §2.10): 0 if L = 0, else rnd_0(1.65 * 1.73^floor(ln(L) / ln 1.73)).
 /// 0 -> 0, 1 -> 2, 2 -> 3, 3..5 -> 5, ... (L < 0 gives NaN, as in the reference.)
 inline double lapse_bin(int lapses) {
   return lapses == 0 ? 0.0 : detail::log_bin(static_cast<double>(lapses), 1.73, 1.65, 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/csv.hpp
 /// Reader (and writer) for one user's revlogs table stored as CSV, in the column layout of
-/// the anki-revlogs-10k dataset (pipeline.md §1.1):
+/// the anki-revlogs-10k dataset (docs/protocol.md §1.1):
 ///
 ///   card_id,day_offset,rating,state,duration,elapsed_days,elapsed_seconds
 ///   0,0,4,0,60000,-1,-1

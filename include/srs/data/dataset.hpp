@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/dataset.hpp
 /// A user's preprocessed dataset: the evaluation/training rows ("items") that
-/// the reference pipeline produces (pipeline.md §2), each pointing at its
+/// the reference pipeline produces (docs/protocol.md §2), each pointing at its
 /// card's review history.
 ///
 /// Histories are stored once per card: `steps` holds every card's kept review
@@ -11,7 +11,7 @@
 /// the quadratic copy.
 ///
 /// Two optional parts: `Item::partition` (the preset or deck of the item's card,
-/// pipeline.md §2.16, filled in by data::assign_partitions; 0 without
+/// docs/protocol.md §2.16, filled in by data::assign_partitions; 0 without
 /// partitions) and `Dataset::non_secs_review_th` (equalize mode, §2.17: which
 /// rows a non-secs run would evaluate; read by eval::EqualizeSplit).
 #pragma once
@@ -41,7 +41,7 @@ struct Item {
   std::int64_t card_id = 0;       ///< the card, as in the input
   double delta_t = 0;             ///< interval to predict at (days; fractional days in secs mode)
   std::int32_t elapsed_days = 0;  ///< raw elapsed_days of the review (RMSE(bins) interval key)
-  std::int32_t i = 0;             ///< review-day index (pipeline.md §2.12)
+  std::int32_t i = 0;             ///< review-day index (docs/protocol.md §2.12)
   std::int32_t lapses = 0;        ///< rmse_bins_lapse: earlier lapses of the card (§2.10)
   std::int32_t rating = 0;        ///< rating of this review (after --two_buttons mapping)
   std::int32_t y = 0;             ///< 1 = recalled (rating > 1), 0 = forgotten
@@ -56,7 +56,7 @@ struct Dataset {
   std::string user;
   std::vector<Step> steps;  ///< every card's kept review sequence, back to back
   std::vector<Item> items;  ///< final rows, sorted by review_th
-  /// Equalize mode only (--secs --equalize_test_with_non_secs, pipeline.md §2.17):
+  /// Equalize mode only (--secs --equalize_test_with_non_secs, docs/protocol.md §2.17):
   /// the review_th of the rows the same user's non-secs run has, ascending; each
   /// is also in `items`. eval::EqualizeSplit folds on these. Empty otherwise.
   std::vector<std::int64_t> non_secs_review_th;
@@ -114,7 +114,7 @@ inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> 
   return g;
 }
 
-/// What `Item::partition` holds (pipeline.md §2.16; the reference's --partitions).
+/// What `Item::partition` holds (docs/protocol.md §2.16; the reference's --partitions).
 enum class PartitionBy {
   none,    ///< every item in partition 0
   preset,  ///< the preset_id of the card's deck

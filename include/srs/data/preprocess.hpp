@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/preprocess.hpp
-/// The reference benchmark's per-user preprocessing (pipeline.md §2): from a raw
+/// The reference benchmark's per-user preprocessing (docs/protocol.md §2): from a raw
 /// review log to the rows every model is trained and evaluated on.
 ///
 /// Steps, in order:
@@ -61,7 +61,7 @@ struct PreprocessOptions {
   bool two_buttons = false;  ///< --two_buttons: Hard and Easy become Good
   bool secs = false;         ///< --secs: intervals in fractional days (elapsed_seconds / 86400)
   /// --equalize_test_with_non_secs (needs `secs`): return the secs dataset with
-  /// Dataset::non_secs_review_th set, for eval::EqualizeSplit (pipeline.md §2.17).
+  /// Dataset::non_secs_review_th set, for eval::EqualizeSplit (docs/protocol.md §2.17).
   bool equalize_test_with_non_secs = false;
   std::size_t max_seq_len = 64;  ///< --max_seq_len: cards keep their first 2*max_seq_len reviews
   std::size_t min_rows = 6;      ///< users with fewer final rows raise NotEnoughData
@@ -83,7 +83,7 @@ struct CardRow {
   bool removed = false;  ///< removed by the outlier filter
 };
 
-/// The outlier filter of pipeline.md §2.13 (fsrs-optimizer's remove_outliers)
+/// The outlier filter of docs/protocol.md §2.13 (fsrs-optimizer's remove_outliers)
 /// on the i == 2 rows of one first-rating group. `rows` are indices into
 /// `cand`; removed rows get their `removed` flag set.
 inline void remove_outliers(std::vector<CardRow>& cand, const std::vector<std::size_t>& rows, const Revlog& log,
@@ -164,7 +164,7 @@ inline void sort_by_review_th(std::vector<Item>& items, std::size_t n) {
   items = std::move(sorted);
 }
 
-/// The pipeline of pipeline.md §2 in one mode (non-secs or secs, without the
+/// The pipeline of docs/protocol.md §2 in one mode (non-secs or secs, without the
 /// equalize step). If `step_days` is given, it receives each step's interval in
 /// whole days, max(0, elapsed_days), parallel to Dataset::steps (the day-based
 /// t_history that the equalize checks compare).
@@ -296,7 +296,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
   return ds;
 }
 
-/// The equalize step of pipeline.md §2.17: build the non-secs and the secs
+/// The equalize step of docs/protocol.md §2.17: build the non-secs and the secs
 /// dataset (same other options), check that every non-secs row is a secs row
 /// with the same i and the same day-based history (intervals and ratings), and
 /// return the secs dataset with Dataset::non_secs_review_th set.
@@ -309,7 +309,7 @@ inline Dataset build_equalized(const Revlog& log, PreprocessOptions opt) {
   Dataset secs = build_dataset(log, opt, &secs_step_days);
 
   auto fail = [&](const Item& row, const std::string& what) {
-    throw Error("user " + log.user + ": equalize (pipeline.md §2.17): the non-secs row with review_th " +
+    throw Error("user " + log.user + ": equalize (docs/protocol.md §2.17): the non-secs row with review_th " +
                 std::to_string(row.review_th) + " (card " + std::to_string(row.card_id) + ") " + what);
   };
   secs.non_secs_review_th.reserve(days.items.size());
@@ -335,7 +335,7 @@ inline Dataset build_equalized(const Revlog& log, PreprocessOptions opt) {
 
 }  // namespace detail
 
-/// Run the pipeline of pipeline.md §2 on one user's log.
+/// Run the pipeline of docs/protocol.md §2 on one user's log.
 ///
 /// With `opt.equalize_test_with_non_secs` (which needs `opt.secs`) the result
 /// is the secs dataset plus Dataset::non_secs_review_th (§2.17), to be split

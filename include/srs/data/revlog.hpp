@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/revlog.hpp
 /// One user's raw review log, in the column layout of the anki-revlogs-10k
-/// dataset (pipeline.md §1.1): rows in chronological order, one per review;
+/// dataset (docs/protocol.md §1.1): rows in chronological order, one per review;
 /// and the checks every reader of such a log applies (the CSV reader,
 /// srs/data/csv.hpp, and the Parquet reader, srs/data/parquet.hpp), so that
 /// both accept and reject the same rows with the same messages.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/revlog_builder.hpp
-/// The dataset builder's rules (pipeline.md §1.1), turning raw review entries
+/// The dataset builder's rules (docs/protocol.md §1.1), turning raw review entries
 /// (an Anki collection's `revlog` table, or an app's own log of card, time and
 /// rating) into the revlogs table the benchmark reads (data::Revlog). Needs no
 /// SQLite: srs/anki/collection.hpp (the anki component) reads the entries from

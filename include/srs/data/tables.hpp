@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/data/tables.hpp
-/// A user's cards and decks tables (pipeline.md §1.1), read from CSV, and their
+/// A user's cards and decks tables (docs/protocol.md §1.1), read from CSV, and their
 /// join onto a preprocessed dataset that gives each item its partition
-/// (pipeline.md §2.16, the reference's `--partitions preset|deck`).
+/// (docs/protocol.md §2.16, the reference's `--partitions preset|deck`).
 ///
 ///   cards:  card_id,note_id,deck_id          decks:  deck_id,parent_id,preset_id
 ///           0,0,0                                    0,,0
@@ -341,7 +341,7 @@ inline PartitionTables read_partition_tables(const UserSource& u) {
   return {read_cards_csv(u.cards), read_decks_csv(u.decks)};
 }
 
-/// Sets every item's partition from the tables (pipeline.md §2.16): a left merge
+/// Sets every item's partition from the tables (docs/protocol.md §2.16): a left merge
 /// of `cards` on card_id, then of `decks` on the card's deck_id; partition =
 /// the deck's preset_id (PartitionBy::preset) or the card's deck_id
 /// (PartitionBy::deck), −1 where missing; 0 for every item with PartitionBy::none.

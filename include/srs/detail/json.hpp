@@ -2,7 +2,7 @@
 /// @file srs/detail/json.hpp
 /// A small JSON value type with a strict parser and a writer that matches
 /// Python's json.dumps byte for byte, for the benchmark's result files
-/// (pipeline.md §8: JSON Lines, one object per user).
+/// (docs/protocol.md §8: JSON Lines, one object per user).
 ///
 /// Reading: RFC 8259 JSON plus the three non-standard literals Python writes
 /// for non-finite floats (NaN, Infinity, -Infinity). Numbers without a fraction

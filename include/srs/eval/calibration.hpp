@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/eval/calibration.hpp
-/// Per-user calibration metrics (pipeline.md §4): the Integrated Calibration
+/// Per-user calibration metrics (docs/protocol.md §4): the Integrated Calibration
 /// Index (ICI) of the reference's result files, and a calibration graph —
 /// predictions grouped into bins by predicted recall, each bin's mean
 /// prediction against its observed recall rate — with the graph's mean

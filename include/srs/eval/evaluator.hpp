@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/eval/evaluator.hpp
 /// `Evaluator<Model, Splitter, Metric...>`: the per-user evaluation protocol of
-/// the reference benchmark (pipeline.md §3).
+/// the reference benchmark (docs/protocol.md §3).
 ///
 /// For each fold of the splitter: for each partition of the training rows (in
 /// order of first appearance) a fresh model is trained from its defaults; then
@@ -61,8 +61,8 @@ enum class Precision {
 };
 
 struct EvalOptions {
-  optim::TrainOptions train;                 ///< training mode (--default, --S0) and seed
-  bool recency = false;                      ///< --recency: weight training rows by 0.25 + 0.75 x³ (pipeline.md §7.4)
+  optim::TrainOptions train;  ///< training mode (--default, --S0) and seed
+  bool recency = false;       ///< --recency: weight training rows by 0.25 + 0.75 x³ (docs/protocol.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
   /// Folds evaluated in parallel on up to this many threads (1: in the calling
   /// thread; the others are helpers from core::parallel_for's worker pool),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/eval/metrics.hpp
-/// The per-user metrics of the reference benchmark (pipeline.md §4), as
+/// The per-user metrics of the reference benchmark (docs/protocol.md §4), as
 /// streaming accumulators over the pooled test predictions of a user. Each one
 /// satisfies srs::Metric: default-constructible, `add(prediction)`, `value()`
 /// (empty when undefined or when nothing was added), `name` as in the
@@ -22,7 +22,7 @@
 ///
 /// The keys (data::bin_key, srs/data/bins.hpp) are computed with the formulas,
 /// in the reference's order of operations, never from a table; the table of
-/// pipeline.md §4 is the test oracle (tests/data/bins.test.cpp). RMSE(bins) has no row weights: the
+/// docs/protocol.md §4 is the test oracle (tests/data/bins.test.cpp). RMSE(bins) has no row weights: the
 /// reference's optional `weights` column is absent from test rows.
 ///
 /// Accuracy: every sum is a Neumaier-compensated sum (error O(eps) rather than

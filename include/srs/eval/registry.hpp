@@ -23,7 +23,7 @@
 /// models::AnkiSm2 policy, untrained), "Anki-SM-2-trainable" the same policy
 /// trained.
 ///
-/// **Parameter counts** (pipeline.md §5, models.md §13): the parameters
+/// **Parameter counts** (docs/protocol.md §5, docs/models.md §13): the parameters
 /// fitted to a user's data, per partition.
 ///
 ///   not trained, or -default     0
@@ -38,7 +38,7 @@
 ///
 /// **Result names** (parse_result_name): srs-bench's, model + the suffixes of
 /// eval::result_name (eval/report.hpp), and the reference benchmark's own
-/// (pipeline.md §8): its model names "SM2", "SM2-trainable" and "Anki" (=
+/// (docs/protocol.md §8): its model names "SM2", "SM2-trainable" and "Anki" (=
 /// SM-2, SM-2-trainable, Anki-SM-2-trainable), its older suffixes "-dry-run"
 /// (= -default) and "-pretrain" (= -S0), the suffixes that do not change the
 /// parameters (-duration, -no_test_same_day, -no_train_same_day,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/eval/report.hpp
 /// Result files and summary tables in the reference benchmark's formats
-/// (pipeline.md §8): one JSON object per user and model,
+/// (docs/protocol.md §8): one JSON object per user and model,
 ///
 ///   {"metrics": {"RMSE": 0.1775, "LogLoss": 0.1416, "RMSE(bins)": 0.0233, "AUC": 0.6258, "MBE": -0.0062},
 ///    "user": 1, "size": 3055, "parameters": {"0": [0.4318, ...]}}
@@ -30,7 +30,7 @@
 
 namespace srs::eval {
 
-/// The flags that change a result's name, in the reference's suffix order (pipeline.md §8).
+/// The flags that change a result's name, in the reference's suffix order (docs/protocol.md §8).
 struct RunFlags {
   bool defaults = false;     ///< --default      → "-default"
   bool s0 = false;           ///< --S0           → "-S0"

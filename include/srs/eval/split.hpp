@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/eval/split.hpp
-/// The time-series splitter of the reference benchmark (pipeline.md §3):
+/// The time-series splitter of the reference benchmark (docs/protocol.md §3):
 /// scikit-learn's `TimeSeriesSplit(n_splits)` with gap 0 and no
 /// max_train_size, over a user's final rows in review_th order.
 ///
@@ -21,7 +21,7 @@
 /// alone, `first_test(n)` for the start of the evaluated rows, as MOVING-AVG
 /// and RMSE-BINS-EXPLOIT need).
 ///
-/// `EqualizeSplit` is the split of the equalize mode (pipeline.md §2.17,
+/// `EqualizeSplit` is the split of the equalize mode (docs/protocol.md §2.17,
 /// `--secs --equalize_test_with_non_secs`): TimeSeriesSplit on the rows of the
 /// user's non-secs run, carried over to the secs rows by review_th.
 #pragma once
@@ -107,7 +107,7 @@ struct TimeSeriesSplit {
 
 static_assert(srs::Splitter<TimeSeriesSplit>);
 
-/// The split of the equalize mode (pipeline.md §2.17): the folds of
+/// The split of the equalize mode (docs/protocol.md §2.17): the folds of
 /// TimeSeriesSplit(n_splits) over the user's **non-secs** rows, applied to the
 /// secs rows of the dataset. For fold k, with T = the non-secs test block:
 ///

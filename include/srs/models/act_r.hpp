@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/act_r.hpp
 /// ACT-R's declarative-memory model with spacing-dependent decay (Pavlik &
-/// Anderson 2005; models.md §6), 5 parameters [a, c, s, τ, h]; ratings ignored.
+/// Anderson 2005; docs/models.md §6), 5 parameters [a, c, s, τ, h]; ratings ignored.
 ///
 /// With review times c_1 = 0, c_2, ..., c_k in days (cumulative intervals; c_k is
 /// the time of the review being predicted):

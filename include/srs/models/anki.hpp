@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/anki.hpp
-/// Anki-SM-2 (models.md §8), Anki's own SM-2 variant read as a memory model:
+/// Anki-SM-2 (docs/models.md §8), Anki's own SM-2 variant read as a memory model:
 /// the scheduled interval I is the time to 90% recall, p = 0.9^(Δ / I).
 /// 7 parameters: w0 graduating interval (1), w1 easy interval (4), w2 starting
 /// ease (2.5), w3 easy bonus (1.3), w4 hard interval (1.2), w5 new interval

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/avg.hpp
-/// AVG (models.md §10): the baseline that predicts, for every test row of a
+/// AVG (docs/models.md §10): the baseline that predicts, for every test row of a
 /// fold, the mean recall of that fold's training rows. No parameters.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/dash.hpp
-/// The DASH family (models.md §5): logistic models over counts of past reviews
+/// The DASH family (docs/models.md §5): logistic models over counts of past reviews
 /// in time windows before "now" (the review being predicted).
 ///
 /// For a card with past reviews j (ratings r_j) and τ_j = time from review j to

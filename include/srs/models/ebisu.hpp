@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/ebisu.hpp
-/// Ebisu v2 (Fasih; models.md §9), 0 parameters: a Beta prior on the recall
+/// Ebisu v2 (Fasih; docs/models.md §9), 0 parameters: a Beta prior on the recall
 /// probability at time T, (α, β, T) = (0.2, 0.2, 512 days) for a new card,
 /// updated by Bayes' rule after each review and re-expressed at the half-life.
 ///

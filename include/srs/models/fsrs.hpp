@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/fsrs.hpp
 /// The FSRS family of memory models (Free Spaced Repetition Scheduler):
-/// FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5 and FSRS-6 (models.md §3),
+/// FSRSv1, FSRSv2, FSRSv3, FSRSv4, FSRS-4.5, FSRS-5 and FSRS-6 (docs/models.md §3),
 /// each a small policy over shared pieces: the forgetting curves, the v4-lineage
 /// stability and difficulty updates, the initial-stability (S0) fit, the L2
 /// penalty and the parameter boxes.
@@ -32,8 +32,8 @@
 /// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
 ///
 /// Secs mode (`model.secs = true`, for datasets preprocessed with
-/// PreprocessOptions::secs, whose intervals are fractional days; pipeline.md
-/// §7.2, §7.3, models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
+/// PreprocessOptions::secs, whose intervals are fractional days; docs/protocol.md
+/// §7.2, §7.3, docs/models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
 /// instead of s_min (also the lower bound of the S0 fit and of the w0..w3 boxes),
 /// weights rounded to 6 decimals, the S0 fit without Laplace smoothing of the
 /// recall and without the |s - s0|/16 term, and FSRS-4.5's secs defaults.
@@ -120,7 +120,7 @@ struct BrentMinimizer {
   }
 };
 
-/// The second half of the S0 fit (models.md §3.5 steps 3-5): monotonicity
+/// The second half of the S0 fit (docs/models.md §3.5 steps 3-5): monotonicity
 /// repair (pairs (1,2), (2,3), (3,4), (1,3), (2,4), (1,4); the rating with fewer
 /// observations yields), the log-linear fill of missing ratings (a = 0.41,
 /// b = 0.54; one known rating: the defaults scaled by S_r/s0_r, sorted
@@ -201,7 +201,7 @@ inline std::array<double, 4> repair_and_fill(std::array<double, 4> st, const std
   return out;
 }
 
-/// The S0 fit of models.md §3.5 / pipeline.md §7.3: per first rating with data,
+/// The S0 fit of docs/models.md §3.5 / docs/protocol.md §7.3: per first rating with data,
 /// minimise s0_objective over [s_min, s_max] with `minimize` (Brent by default;
 /// fsrs-rs uses a ternary search), then repair_and_fill.
 ///
@@ -380,7 +380,7 @@ struct FsrsBase {
   /// Secs mode (--secs): the model sees fractional-day intervals; see the file
   /// comment. s_min then gives way to secs_s_min.
   bool secs = false;
-  double secs_s_min = 1e-6;  ///< the stability floor in secs mode (pipeline.md §7.2)
+  double secs_s_min = 1e-6;  ///< the stability floor in secs mode (docs/protocol.md §7.2)
 
   /// The stability floor in use: s_min, or secs_s_min in secs mode.
   double min_stability() const noexcept { return secs ? secs_s_min : s_min; }
@@ -397,7 +397,7 @@ struct FsrsBase {
     return Derived::defaults;
   }
 
-  /// Parameter boxes (models.md §3), applied after every optimizer step.
+  /// Parameter boxes (docs/models.md §3), applied after every optimizer step.
   void clamp(std::span<double, N> w) const { detail::clamp_to_boxes(w, Derived::boxes, min_stability(), init_s_max); }
 
   optim::TrainingSettings training() const { return {.lr = 0.04, .n_epoch = 5, .batch_size = 512}; }
@@ -410,7 +410,7 @@ struct FsrsBase {
   }
 };
 
-/// The initial-stability fit of the v4 lineage (models.md §3.5), as a hook:
+/// The initial-stability fit of the v4 lineage (docs/models.md §3.5), as a hook:
 /// sets w0..w3 from the training rows with i == 2, fitting each first
 /// rating's S0 under the model's own curve at its default decay. The prior
 /// centres are the model's default w0..w3 (default_params(), so the secs
@@ -436,7 +436,7 @@ struct WithS0Fit : FsrsBase<Derived, N> {
 // FSRS v1 (7 parameters; exponential curve; state S, D, lapses)
 // ---------------------------------------------------------------------------
 
-/// FSRSv1 (models.md §3.1): S0 = w0·2^(g-1)/4; D0 = w1 - g + 3 (unclamped);
+/// FSRSv1 (docs/models.md §3.1): S0 = w0·2^(g-1)/4; D0 = w1 - g + 3 (unclamped);
 /// D' = relu(D + R - 2^(g-1)/4 + 0.1); success S' = S (1 + e^w2 (D'+0.1)^w3 S^w4 (e^(w5 (1-R)) - 1));
 /// failure S' = w0 e^(w6 L) with L the lapses before this review.
 struct Fsrs1 : FsrsBase<Fsrs1, 7> {
@@ -492,7 +492,7 @@ struct Fsrs1 : FsrsBase<Fsrs1, 7> {
 // FSRS v2 (14 parameters; exponential curve)
 // ---------------------------------------------------------------------------
 
-/// FSRSv2 (models.md §3.2): S0 = w0 (w1 (g-1) + 1); D0 = clamp(w2 (w3 (g-4) + 1), 1, 10);
+/// FSRSv2 (docs/models.md §3.2): S0 = w0 (w1 (g-1) + 1); D0 = clamp(w2 (w3 (g-4) + 1), 1, 10);
 /// D' = D + w4 (g-3), reverted toward w2 (1 - w3) by w5, clamped; then with the new D:
 /// success S (1 + e^w6 D^w7 S^w8 (e^(w9 (1-R)) - 1)); failure w10 D^w11 S^w12 (e^(w13 (1-R)) - 1).
 struct Fsrs2 : FsrsBase<Fsrs2, 14> {
@@ -556,7 +556,7 @@ struct Fsrs2 : FsrsBase<Fsrs2, 14> {
 // FSRS v3 (13 parameters; exponential curve)
 // ---------------------------------------------------------------------------
 
-/// FSRSv3 (models.md §3.3): S0 = w0 + w1 (g-1); D0 = clamp(w2 + w3 (g-3), 1, 10);
+/// FSRSv3 (docs/models.md §3.3): S0 = w0 + w1 (g-1); D0 = clamp(w2 + w3 (g-3), 1, 10);
 /// D' = clamp(w5 w2 + (1-w5)(D + w4 (g-3)), 1, 10); then with the new D:
 /// success S (1 + e^w6 (11 - D) S^w7 (e^(w8 (1-R)) - 1)); failure w9 D^w10 S^w11 e^(w12 (1-R)).
 struct Fsrs3 : FsrsBase<Fsrs3, 13> {
@@ -673,7 +673,7 @@ struct Fsrs4Like : WithS0Fit<Derived, 17> {
 };
 }  // namespace detail
 
-/// FSRSv4 (models.md §3.4): curve R = (1 + t/(9S))^-1.
+/// FSRSv4 (docs/models.md §3.4): curve R = (1 + t/(9S))^-1.
 struct Fsrs4 : detail::Fsrs4Like<Fsrs4> {
   static constexpr std::string_view name = "FSRSv4";
   static constexpr int decimals = 4;
@@ -707,7 +707,7 @@ struct Fsrs4 : detail::Fsrs4Like<Fsrs4> {
   static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
 };
 
-/// FSRS-4.5 (models.md §3.6): curve R = (1 + 19/81 t/S)^-0.5, failure capped by S,
+/// FSRS-4.5 (docs/models.md §3.6): curve R = (1 + 19/81 t/S)^-0.5, failure capped by S,
 /// its own defaults (and secs-mode defaults) and boxes; weights rounded to 6
 /// decimals (as other.py at 399354).
 struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
@@ -718,7 +718,7 @@ struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
   static constexpr std::array<double, 17> defaults{0.4872, 1.4003, 3.7145, 13.8206, 5.1618, 1.2298,
                                                    0.8975, 0.031,  1.6474, 0.1367,  1.0461, 2.1072,
                                                    0.0793, 0.3246, 1.587,  0.2272,  2.8755};
-  /// The defaults in secs mode (models.md §3.6), fitted on fractional-day intervals.
+  /// The defaults in secs mode (docs/models.md §3.6), fitted on fractional-day intervals.
   static constexpr std::array<double, 17> secs_defaults{0.0012, 0.0826, 0.8382, 26.2146, 4.8622, 1.0311,
                                                         0.8295, 0.0379, 2.0884, 0.4704,  1.2009, 1.7196,
                                                         0.1874, 0.1593, 1.5636, 0.2358,  3.3175};
@@ -751,7 +751,7 @@ struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
 // FSRS-5 (19 parameters; same-day reviews)
 // ---------------------------------------------------------------------------
 
-/// FSRS-5 (models.md §3.7): the FSRS-4.5 curve, D0(g) = w4 - e^(w5 (g-1)) + 1,
+/// FSRS-5 (docs/models.md §3.7): the FSRS-4.5 curve, D0(g) = w4 - e^(w5 (g-1)) + 1,
 /// a same-day branch S' = S e^(w17 (g - 3 + w18)), failure capped by
 /// S / e^(w17 w18), damped difficulty with reversion to D0(4); trained with the
 /// S0 fit and the L2 penalty.
@@ -839,7 +839,7 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
 // FSRS-6 (21 parameters; trainable decay)
 // ---------------------------------------------------------------------------
 
-/// FSRS-6 (models.md §3.8), the default model of Anki and of the benchmark.
+/// FSRS-6 (docs/models.md §3.8), the default model of Anki and of the benchmark.
 struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   static constexpr std::string_view name = "FSRS-6";
   static constexpr int decimals = 4;

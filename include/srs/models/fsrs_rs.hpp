@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/fsrs_rs.hpp
-/// FSRS-rs (models.md §3.9): the benchmark row of the Rust FSRS library. The
+/// FSRS-rs (docs/models.md §3.9): the benchmark row of the Rust FSRS library. The
 /// model is FSRS-6 (srs::models::Fsrs6: same curve, state updates, defaults,
 /// σ and boxes); what differs is how fsrs-rs's `benchmark()` trains it, which
 /// srs::models::FsrsRs::train reproduces instead of the shared trainer.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/hlr.hpp
-/// HLR, half-life regression (Settles & Meeder 2016; models.md §4), 3 parameters:
+/// HLR, half-life regression (Settles & Meeder 2016; docs/models.md §4), 3 parameters:
 ///
 ///   features  x = [sqrt(n_s), sqrt(n_f)]   n_s / n_f = earlier reviews rated >= 2 / rated 1
 ///   half-life h = 2^(θ0 x0 + θ1 x1 + θ2)

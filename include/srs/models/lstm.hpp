@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/lstm.hpp
-/// LSTM (8,869 parameters), models.md §12.5: the benchmark's Reptile-meta-
+/// LSTM (8,869 parameters), docs/models.md §12.5: the benchmark's Reptile-meta-
 /// learned network (srs-benchmark branch "lstm", commit fc8fba85, files
 /// `other.py` class LSTM and `reptile_trainer.py`).
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/neural.hpp
-/// What the neural memory models (models.md §12: GRU, GRU-P, LSTM, Transformer,
+/// What the neural memory models (docs/models.md §12: GRU, GRU-P, LSTM, Transformer,
 /// NN-17) share: parameter layouts, the pretrained-weights file, seeded
 /// PyTorch-style initialisation, the batches their hand-written reverse-mode
 /// gradients run on, and the training loop (AdamW + cosine schedule) that

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/nn17.hpp
-/// NN-17 (39 parameters), models.md §12.3, as `other.py` (commit 3993541)
+/// NN-17 (39 parameters), docs/models.md §12.3, as `other.py` (commit 3993541)
 /// defines it: an FSRS-like stability/difficulty recurrence whose update
 /// rules are five tiny MLPs, each `Linear(in → 1) → Mish → Linear(1 → 1) → act`:
 ///

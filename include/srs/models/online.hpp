@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/online.hpp
 /// Baselines that learn online, row by row in time order, instead of from the
-/// folds' training blocks (pipeline.md §3 "Models outside this loop"). They see
+/// folds' training blocks (docs/protocol.md §3 "Models outside this loop"). They see
 /// every row up to the one they predict; predictions are recorded from the
 /// first test row (the start of fold 0's test block) on, so they pool with the
 /// other models' test rows.
@@ -14,7 +14,7 @@
 ///                       clamp(Y + G_y/G_n − P, 0, 1) with G the global sums; then the
 ///                       row is observed. It drives every bin's mean prediction to its
 ///                       mean outcome: a good RMSE(bins) with a terrible log loss, by
-///                       design (models.md §11).
+///                       design (docs/models.md §11).
 #pragma once
 
 #include <algorithm>    // std::clamp

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/rnn.hpp
-/// GRU (39 parameters) and GRU-P (297), models.md §12.1–12.2, as the
+/// GRU (39 parameters) and GRU-P (297), docs/models.md §12.1–12.2, as the
 /// reference's `other.py` (commit 3993541) builds them: a one-layer
 /// `nn.GRU(2 → H)` over the card's history, a linear head on the last hidden
 /// state, and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/sm2.hpp
-/// The SM-2 family (models.md §7): the SuperMemo-2 scheduler read as a memory
+/// The SM-2 family (docs/models.md §7): the SuperMemo-2 scheduler read as a memory
 /// model — the scheduled interval I is taken as the time to 90% recall,
 /// p = 0.9^(Δ / I).
 ///
@@ -16,7 +16,7 @@
 /// (0, w2, 0); n' = n + 1 on success, else 1; I' = w0 if n' = 1, w1 if n' = 2,
 /// else I·EF; EF' = EF − w3 (q − w4)² + w5; I' clamped to [0.01, 36500], EF' to
 /// [1.3, 10]. Clamps after each optimizer step: w0, w1 in [0.01, 36500] (as
-/// the reference code at 399354168d29 does; models.md §7.2 says [0.01, 100]),
+/// the reference code at 399354168d29 does; docs/models.md §7.2 says [0.01, 100]),
 /// w2 in [1.3, 10], w3 >= 0, w4 >= 5. Weights rounded to 4 decimals.
 #pragma once
 

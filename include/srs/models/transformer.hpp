@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/transformer.hpp
-/// Transformer (127 parameters), models.md §12.4, as `other.py` (commit
+/// Transformer (127 parameters), docs/models.md §12.4, as `other.py` (commit
 /// 3993541) builds it: `nn.Transformer(d_model 2, 2 heads, 1 encoder and 1
 /// decoder layer, feed-forward 2, dropout 0.1)` with PyTorch's defaults
 /// (post-norm layers, ReLU, LayerNorm ε 1e-5, a final LayerNorm after the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/recency.hpp
-/// The reference's recency weights of training rows (pipeline.md §7.4,
+/// The reference's recency weights of training rows (docs/protocol.md §7.4,
 /// --recency): rows in time order weighted 0.25 + 0.75 x³, x from 0 (oldest)
 /// to 1 (newest), so that recent reviews count up to four times as much. The
 /// trainer takes them as row weights (optim::train's `weights`); the evaluator

@@ -14,7 +14,7 @@ enum class TrainMode {
   defaults,         ///< no training at all: the default parameters (--default)
 };
 
-/// Hyper-parameters of the shared trainer (pipeline.md §7.1). Defaults are the
+/// Hyper-parameters of the shared trainer (docs/protocol.md §7.1). Defaults are the
 /// reference's values for FSRS-family models.
 struct TrainingSettings {
   double lr = 0.04;              ///< Adam learning rate at the start of the cosine schedule

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/trainer.hpp
-/// The shared trainer of the reference benchmark (pipeline.md §7.1), for
+/// The shared trainer of the reference benchmark (docs/protocol.md §7.1), for
 /// memory models whose gradient comes from dual numbers.
 ///
 ///  1. start from the model's default parameters;

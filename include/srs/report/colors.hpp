@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/report/colors.hpp
-/// The colours of the report's heatmaps (pipeline.md §6): presentation, not
+/// The colours of the report's heatmaps (docs/protocol.md §6): presentation, not
 /// statistics. The statistics they colour are in srs/stats/ (the superiority
 /// shares of stats/superiority.hpp, the effect classes of
 /// stats/significance.hpp).

@@ -2,7 +2,7 @@
 /// @file srs/report/results.hpp
 /// Reading result files for the report: NAME.jsonl with one JSON line per
 /// user, as srs-bench writes them (eval::result_line) or as the reference
-/// benchmark does (its result/ folder; pipeline.md §8):
+/// benchmark does (its result/ folder; docs/protocol.md §8):
 ///
 ///   {"metrics": {"LogLoss": ..., "RMSE(bins)": ..., "AUC": ..., ...}, "user": ID, "size": REVIEWS, ...}
 ///

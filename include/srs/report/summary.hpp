@@ -2,14 +2,14 @@
 /// @file srs/report/summary.hpp
 /// What the report shows, computed from result files (report/results.hpp):
 ///
-///   * the README tables (pipeline.md §5): per model and metric (Log Loss,
+///   * the README tables (docs/protocol.md §5): per model and metric (Log Loss,
 ///     RMSE(bins), AUC), the mean over users weighted by reviews and
 ///     unweighted, each with half the width of its 99% BCa bootstrap interval
 ///     (stats::bca_weighted_mean: 9,999 resamples, seed 42 by default); rows
 ///     ordered by the Log Loss mean, the best value of each column;
 ///   * the other metrics of the files (RMSE, MBE, ICI, ...): unweighted mean
 ///     (weighted by reviews), no interval;
-///   * the paired statistics (pipeline.md §6) on per-user Log Loss, users
+///   * the paired statistics (docs/protocol.md §6) on per-user Log Loss, users
 ///     paired by id: the superiority matrix, the Wilcoxon signed-rank test and
 ///     the paired t-test of every pair, with their effect classes.
 ///

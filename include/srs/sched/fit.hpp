@@ -13,9 +13,9 @@
 ///
 /// Two sets of data rules (FitOptions::rules):
 ///  * FitRules::benchmark (default): the benchmark's pipeline (data::preprocess,
-///    pipeline.md §2, with its outlier filter) and every resulting row trained
+///    docs/protocol.md §2, with its outlier filter) and every resulting row trained
 ///    on, exactly as one fold of srs-bench trains;
-///  * FitRules::fsrs_rs: fsrs-rs's `compute_parameters` (v6.5.0; models.md
+///  * FitRules::fsrs_rs: fsrs-rs's `compute_parameters` (v6.5.0; docs/models.md
 ///    §3.9) around the same trainer: every review after a card's first day is
 ///    an item (data::preprocess without its outlier filter); fsrs-rs's outlier
 ///    filter: per first rating, the (first rating, first interval) groups of

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/sched/synthetic.hpp
 /// Seeded synthetic users: a review log generated from a ground-truth FSRS-6
-/// parameter vector, in the revlogs layout of pipeline.md §1.1, for the demo,
+/// parameter vector, in the revlogs layout of docs/protocol.md §1.1, for the demo,
 /// the tests and the benchmarks. It schedules with FSRS-6 (models::Fsrs6), so
 /// it sits above the models, in sched/, beside the scheduler API; its output is
 /// plain data (data::Revlog).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/bootstrap.hpp
-/// The 99% confidence interval of the README tables (pipeline.md §5): a BCa
+/// The 99% confidence interval of the README tables (docs/protocol.md §5): a BCa
 /// (bias-corrected and accelerated) bootstrap of the weighted mean over users,
 /// as the reference computes it with
 /// `scipy.stats.bootstrap((user_indices,), weighted_mean, confidence_level=0.99,

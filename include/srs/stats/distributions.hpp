@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/distributions.hpp
 /// The normal and Student t probabilities the benchmark's statistics need
-/// (pipeline.md §5, §6), as thin wrappers over Boost.Math's distributions
+/// (docs/protocol.md §5, §6), as thin wrappers over Boost.Math's distributions
 /// that treat the edge values the way SciPy's `ndtr`, `ndtri`, `norm.sf` and
 /// `t.sf` do instead of raising Boost's domain/overflow errors:
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/format.hpp
-/// How the README prints statistics (pipeline.md §5, §6): the significant-
+/// How the README prints statistics (docs/protocol.md §5, §6): the significant-
 /// digit rule of "mean ± CI" and the percentages of the superiority matrix.
 /// (The heatmaps' colours are the report's: srs/report/colors.hpp.)
 ///

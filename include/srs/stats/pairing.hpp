@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/pairing.hpp
 /// Pairing per-user values of several models by user id, for the paired
-/// statistics of pipeline.md §6 (superiority, Wilcoxon, t-test).
+/// statistics of docs/protocol.md §6 (superiority, Wilcoxon, t-test).
 ///
 /// The reference loads each model's per-user LogLoss sorted by user id and
 /// aligns the lists by position, which silently assumes that every model was

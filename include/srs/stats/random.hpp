@@ -2,7 +2,7 @@
 /// @file srs/stats/random.hpp
 /// Uniform random integers drawn exactly as NumPy's legacy generator draws
 /// them, so that a bootstrap seeded like the reference's reproduces its
-/// resamples (pipeline.md §5, §10.5).
+/// resamples (docs/protocol.md §5, §10.5).
 ///
 /// The reference calls `scipy.stats.bootstrap(..., random_state=42)`. SciPy
 /// turns the integer seed into `numpy.random.RandomState(42)` and draws all

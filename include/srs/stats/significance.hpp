@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/significance.hpp
-/// Paired comparisons of two models over the same users (pipeline.md §6):
+/// Paired comparisons of two models over the same users (docs/protocol.md §6):
 /// the Wilcoxon signed-rank test with its effect size r, the paired t-test
 /// with Cohen's d, and the classes of effects the README colours. x and y are the two
 /// models' per-user LogLoss, aligned by user id (stats/pairing.hpp); the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/summary.hpp
 /// Means over users, as the reference aggregates per-user metrics
-/// (pipeline.md §5): the weighted mean and the weighted standard deviation
+/// (docs/protocol.md §5): the weighted mean and the weighted standard deviation
 /// with Bevington's small-sample correction, plus the plain mean and sample
 /// standard deviation of the paired tests (§6).
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/stats/superiority.hpp
-/// The superiority matrix of the README (pipeline.md §6): P[A][B] is the
+/// The superiority matrix of the README (docs/protocol.md §6): P[A][B] is the
 /// fraction of users on whom model A's LogLoss is at most model B's, rounded
 /// to 0.1% so that P[A][B] + P[B][A] = 100%.
 ///
