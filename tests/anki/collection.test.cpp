@@ -527,12 +527,10 @@ TEST_CASE("anki_params prints a collection's trained parameters and calibration"
     CHECK(params(sh_quote((tmp.path / "missing.anki2").string())) == 1);
     CHECK(read_file(err).find((tmp.path / "missing.anki2").string() + ": no such file") != std::string::npos);
   }
+#ifdef SRS_HAVE_REAL_DATA  // compiled only when the shared data folder exists (tests/CMakeLists.txt)
   SUBCASE("the shared schema-11 collection") {
     const fs::path file = real / "IllDepence_kanjiplot" / "collection.anki2";
-    if (!fs::exists(file)) {
-      MESSAGE("skipped: " << real << " not found");
-      return;
-    }
+    REQUIRE(fs::exists(file));
     REQUIRE(params(sh_quote(file.string())) == 0);
     const std::string text = read_file(out);
     INFO(text);
@@ -555,13 +553,13 @@ TEST_CASE("anki_params prints a collection's trained parameters and calibration"
     CHECK(read_file(out).find("days start at 12 h, UTC+0 min (given)\n") != std::string::npos);
     CHECK(read_file(out).find(formatted(fitted.params)) == std::string::npos);
   }
+#else
+  (void)formatted;
+#endif
 }
 
+#ifdef SRS_HAVE_REAL_DATA  // the next two tests are compiled only when the shared data folder exists
 TEST_CASE("the shared collections import to exactly the rows of their revlogs.csv") {
-  if (!fs::exists(real / "IllDepence_kanjiplot" / "collection.anki2")) {
-    MESSAGE("skipped: " << real << " not found");
-    return;
-  }
   struct Case {
     const char* folder;
     int schema;
@@ -589,10 +587,7 @@ TEST_CASE("the shared collections import to exactly the rows of their revlogs.cs
 
 TEST_CASE("srs-bench on a collection gives the result line of its CSV") {
   const fs::path dir = real / "IllDepence_kanjiplot";
-  if (!fs::exists(dir / "collection.anki2")) {
-    MESSAGE("skipped: " << real << " not found");
-    return;
-  }
+  REQUIRE(fs::exists(dir / "collection.anki2"));
   TempDir tmp;
   const std::string bench = sh_quote(SRS_BENCH_EXE);
   const std::string common = " --model FSRS-6 --short --threads 1 --quiet >/dev/null 2>" + sh_quote((tmp.path / "err").string());
@@ -611,3 +606,4 @@ TEST_CASE("srs-bench on a collection gives the result line of its CSV") {
             sh_quote((tmp.path / "deck").string()) + common) == 0);
   CHECK(read_file(tmp.path / "deck" / "FSRS-6-short-deck.jsonl").find("\"ASproson_anki\"") != std::string::npos);
 }
+#endif  // SRS_HAVE_REAL_DATA
