@@ -144,3 +144,33 @@ TEST_CASE("compat::TsFsrs reproduces ts-fsrs's unit tests") {
     CHECK(a.d == doctest::Approx(b.d).epsilon(1e-7));
   }
 }
+
+TEST_CASE("compat::FsrsRsF32: memory_state_from_sm2 in f32 (fsrs-rs's unit-test values)") {
+  const sched::compat::FsrsRsF32 m;
+  const auto w = m.default_params();
+  struct Sm2Case {
+    double ease, interval, retention;
+    float s, d;
+  };
+  // fsrs-rs v6.5.0, inference.rs test_memory_from_sm2: the f32 values it asserts
+  // (assert_approx_eq: within 1e-4 there; here the f32 arithmetic agrees to 1e-6).
+  for (const Sm2Case c : {Sm2Case{2.5, 10, 0.9, 10.0f, 6.9140563f}, Sm2Case{2.5, 10, 0.8, 3.01572f, 9.393428f},
+                          Sm2Case{2.5, 10, 0.95, 24.841097f, 1.2974405f}, Sm2Case{1.3, 20, 0.9, 20.0f, 10.0f}}) {
+    CAPTURE(c.retention);
+    const auto st = sched::memory_state_from_sm2(m, w, {.ease_factor = c.ease, .interval = c.interval},
+                                                 sched::Sm2Retention{c.retention});
+    CHECK(st.s == static_cast<double>(static_cast<float>(st.s)));  // f32 values
+    CHECK(st.s == doctest::Approx(c.s).epsilon(1e-6));
+    CHECK(st.d == doctest::Approx(c.d).epsilon(1e-6));
+  }
+  // fsrs-rs's own check: the Good state after the SM-2 interval has S / interval within 0.01 of the ease.
+  const auto st = sched::memory_state_from_sm2(m, w, {.ease_factor = 2.0, .interval = 15}, sched::Sm2Retention{0.9});
+  CHECK(sched::next_states(m, w, st, 0.9, 15.0).good.memory.s / 15.0 == doctest::Approx(2.0).epsilon(0.005));
+  // The TsFsrs conversion is fsrs-rs's formula in double: Fsrs6's state.
+  const sched::compat::TsFsrs ts;
+  const auto a = sched::memory_state_from_sm2(ts, w, {.ease_factor = 2.3, .interval = 40}, sched::Sm2Retention{0.85});
+  const auto b = sched::memory_state_from_sm2(srs::models::Fsrs6{}, w, {.ease_factor = 2.3, .interval = 40},
+                                              sched::Sm2Retention{0.85});
+  CHECK(a.s == doctest::Approx(b.s).epsilon(1e-14));
+  CHECK(a.d == doctest::Approx(b.d).epsilon(1e-14));
+}

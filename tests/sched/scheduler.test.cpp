@@ -10,7 +10,13 @@
 //     rounding of halves away from zero, the [1, max] clamp, bad arguments;
 //   * next_states: first-review states of a new card, the four ratings of a
 //     review (same-day and later), each interval = next_interval of its state,
-//     operator[]; a user-defined model with its own `interval` member.
+//     operator[]; a user-defined model with its own `interval` member;
+//   * memory_state_from_sm2: fsrs-rs's unit-test values (FSRS-6 defaults), a
+//     hand-computed FSRSv4 value, the defining property (a Good review after
+//     the SM-2 interval multiplies S by the ease) for FSRSv4..FSRS-6, the
+//     difficulty clamp, and its input checks;
+//   * memory_state with a starting state: hand-computed first review (later
+//     and same-day), the chain of model.next, an empty history, input checks.
 #include <srs/sched/scheduler.hpp>  // srs::sched::memory_state, retrievability, interval_at, next_interval, next_states
 
 #include <srs/core/error.hpp>      // srs::UsageError
@@ -18,11 +24,13 @@
 #include <srs/models/fsrs.hpp>     // srs::models::Fsrs1 .. Fsrs6
 #include <srs/models/fsrs_rs.hpp>  // srs::models::FsrsRs
 #include <srs/optim/replay.hpp>    // srs::optim::replay
+#include <srs/sched/compat.hpp>     // srs::sched::compat::TsFsrs
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
 #include <array>    // std::array
-#include <cmath>    // std::pow, std::exp
+#include <algorithm>  // std::max
+#include <cmath>    // std::pow, std::exp, std::expm1
 #include <cstdint>  // std::int32_t
 #include <limits>   // std::numeric_limits
 #include <optional> // std::optional, std::nullopt
@@ -229,4 +237,145 @@ TEST_CASE("a user-defined model with its own curve inverse is schedulable") {
   const auto n = sched::next_states(m, w, st, std::exp(-1.0), 3.0);
   CHECK(n.good.memory.s == doctest::Approx(36.0));
   CHECK(n.good.interval == 36);
+}
+
+TEST_CASE("memory_state_from_sm2: fsrs-rs's unit-test values and a hand-computed FSRSv4 state") {
+  const models::Fsrs6 m;
+  const auto w = m.default_params();
+  struct Case {
+    double ease, interval, retention, s, d;
+  };
+  // fsrs-rs v6.5.0, inference.rs test_memory_from_sm2 (default parameters).
+  for (const Case c : {Case{2.5, 10, 0.9, 10.0, 6.9140563}, Case{2.5, 10, 0.8, 3.01572, 9.393428},
+                       Case{2.5, 10, 0.95, 24.841097, 1.2974405}, Case{1.3, 20, 0.9, 20.0, 10.0}}) {
+    CAPTURE(c.ease);
+    CAPTURE(c.retention);
+    const auto st = sched::memory_state_from_sm2(m, w, {.ease_factor = c.ease, .interval = c.interval},
+                                                 sched::Sm2Retention{c.retention});
+    CHECK(st.s == doctest::Approx(c.s).epsilon(1e-6));
+    CHECK(st.d == doctest::Approx(c.d).epsilon(1e-6));
+  }
+  // FSRSv4: R = (1 + t/(9S))^-1 is 0.9 at t = S, so S = interval; D by hand:
+  // 11 - 1.5 / (e^1.49 * 10^-0.14 * (e^0.094 - 1)) = 6.265295210280177.
+  const models::Fsrs4 v4;
+  const auto st4 = sched::memory_state_from_sm2(v4, v4.default_params(), {.ease_factor = 2.5, .interval = 10},
+                                                sched::Sm2Retention{0.9});
+  CHECK(st4.s == doctest::Approx(10.0).epsilon(1e-14));
+  CHECK(st4.d == doctest::Approx(6.265295210280177).epsilon(1e-14));
+}
+
+TEST_CASE("memory_state_from_sm2: a Good review after the interval multiplies S by the ease") {
+  // The defining property of the conversion, for every model it is defined
+  // for: R(interval, S) = retention, and S's increase after a success at that
+  // R, on the converted D, is the ease (while D is inside [1, 10]).
+  // (TsFsrs rounds R and S to 8 decimals: 1e-7 there.)
+  auto check_model = [](const auto& m, double tol) {
+    const auto w = m.default_params();
+    for (double r : {0.8, 0.85, 0.9, 0.95}) {
+      for (double interval : {3.0, 10.0, 45.0}) {
+        for (double ease : {1.8, 2.2, 2.6}) {
+          CAPTURE(r);
+          CAPTURE(interval);
+          CAPTURE(ease);
+          const auto st = sched::memory_state_from_sm2(m, w, {.ease_factor = ease, .interval = interval},
+                                                       sched::Sm2Retention{r});
+          CHECK(sched::retrievability(m, w, st, interval) == doctest::Approx(r).epsilon(tol));
+          if (st.d > 1.0 && st.d < 10.0) {
+            const auto next = sched::next_states(m, w, st, 0.9, interval).good.memory;
+            CHECK(next.s / st.s == doctest::Approx(ease).epsilon(tol));
+          }
+        }
+      }
+    }
+  };
+  check_model(models::Fsrs6{}, 1e-12);
+  check_model(models::Fsrs5{}, 1e-12);
+  check_model(models::Fsrs4_5{}, 1e-12);
+  check_model(models::Fsrs4{}, 1e-12);
+  check_model(models::FsrsRs{}, 1e-12);
+  check_model(sched::compat::TsFsrs{}, 1e-7);
+}
+
+TEST_CASE("memory_state_from_sm2: the difficulty clamp and the checks of its input") {
+  const models::Fsrs6 m;
+  const auto w = m.default_params();
+  const sched::Sm2Retention r90{0.9};
+  // Ease 1.3 at 20 days asks for D > 10; a huge ease for D < 1: clamped, as fsrs-rs.
+  CHECK(sched::memory_state_from_sm2(m, w, {.ease_factor = 1.3, .interval = 20}, r90).d == 10.0);
+  CHECK(sched::memory_state_from_sm2(m, w, {.ease_factor = 9.0, .interval = 20}, r90).d == 1.0);
+  // An interval under 0.001 days counts as 0.001 (fsrs-rs's S_MIN).
+  CHECK(sched::memory_state_from_sm2(m, w, {.ease_factor = 2.5, .interval = 1e-5}, r90).s ==
+        doctest::Approx(0.001).epsilon(1e-12));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (double ease : {0.0, -1.0, 100.0, 2500.0, nan}) {
+    CAPTURE(ease);
+    CHECK_THROWS_WITH_AS(sched::memory_state_from_sm2(m, w, {.ease_factor = ease, .interval = 10}, r90),
+                         doctest::Contains("ease_factor"), srs::UsageError);
+  }
+  CHECK_THROWS_WITH_AS(sched::memory_state_from_sm2(m, w, {.ease_factor = 2500, .interval = 10}, r90),
+                       doctest::Contains("250% is 2.5"), srs::UsageError);
+  for (double interval : {0.0, -600.0, nan, std::numeric_limits<double>::infinity()}) {
+    CAPTURE(interval);
+    CHECK_THROWS_WITH_AS(sched::memory_state_from_sm2(m, w, {.ease_factor = 2.5, .interval = interval}, r90),
+                         doctest::Contains("interval"), srs::UsageError);
+  }
+  for (double r : {0.0, 1.0, -0.5, 1.5, nan}) {
+    CAPTURE(r);
+    CHECK_THROWS_WITH_AS(sched::memory_state_from_sm2(m, w, {.ease_factor = 2.5, .interval = 10}, sched::Sm2Retention{r}),
+                         doctest::Contains("Sm2Retention"), srs::UsageError);
+  }
+  // Parameters that make the state non-finite: the inputs are named.
+  auto bad = w;
+  bad[10] = 0.0;  // e^0 - 1 = 0: D = 11 - 1.5 / 0
+  CHECK_THROWS_WITH_AS(sched::memory_state_from_sm2(m, bad, {.ease_factor = 2.5, .interval = 10}, r90),
+                       doctest::Contains("non-finite"), srs::UsageError);
+}
+
+TEST_CASE("memory_state with a starting state continues from it") {
+  const models::Fsrs6 m;
+  const auto w = m.default_params();
+  const sched::MemoryState<models::Fsrs6> start{10.0, 5.0};
+  // A review 10 days later, Good: R = 0.9 exactly, so by hand
+  // S' = 10 (1 + e^w8 (11 - 5) 10^-w9 (e^(0.1 w10) - 1)), D' by the FSRS-6 difficulty update.
+  const double s1 = 10.0 * (1.0 + std::exp(w[8]) * 6.0 * std::pow(10.0, -w[9]) * std::expm1(0.1 * w[10]));
+  const double d0_easy = w[4] - std::exp(w[5] * 3.0) + 1.0;
+  const double d1 = w[7] * d0_easy + (1.0 - w[7]) * 5.0;  // Good: no change before the mean reversion
+  const auto st = sched::memory_state(m, w, std::vector<Step>{{10, 3}}, start);
+  CHECK(st.s == doctest::Approx(s1).epsilon(1e-12));
+  CHECK(st.d == doctest::Approx(d1).epsilon(1e-12));
+  // The first review's interval counts: 0 is a same-day review, S (e^(w17 (0 + w18)) S^-w19), floored at S for Good.
+  const auto same_day = sched::memory_state(m, w, std::vector<Step>{{0, 3}}, start);
+  CHECK(same_day.s == doctest::Approx(10.0 * std::max(std::exp(w[17] * w[18]) * std::pow(10.0, -w[19]), 1.0))
+                          .epsilon(1e-12));
+  // Longer histories are the chain of model.next; no history gives the start back.
+  const std::vector<Step> h{{4, 3}, {0, 1}, {2, 2}, {9, 4}};
+  auto chain = start;
+  for (const Step& s : h) chain = m.next(std::span<const double, 21>(w), chain, s);
+  const auto got = sched::memory_state(m, w, h, start);
+  CHECK(got.s == chain.s);
+  CHECK(got.d == chain.d);
+  const auto none = sched::memory_state(m, w, std::span<const Step>{}, start);
+  CHECK(none.s == start.s);
+  CHECK(none.d == start.d);
+  // With the SM-2 state, the first review after the card's interval at the
+  // SM-2 retention multiplies S by the ease (fsrs-rs's test: within 0.01).
+  const auto sm2 = sched::memory_state_from_sm2(m, w, {.ease_factor = 2.0, .interval = 15}, sched::Sm2Retention{0.9});
+  CHECK(sched::memory_state(m, w, std::vector<Step>{{15, 3}}, sm2).s / 15.0 == doctest::Approx(2.0).epsilon(1e-9));
+}
+
+TEST_CASE("memory_state with a starting state checks its input") {
+  const models::Fsrs6 m;
+  const auto w = m.default_params();
+  const sched::MemoryState<models::Fsrs6> ok{10.0, 5.0};
+  CHECK_THROWS_WITH_AS(sched::memory_state(m, w, std::vector<Step>{{1, 3}}, {0.0, 5.0}),
+                       doctest::Contains("stability"), srs::UsageError);
+  CHECK_THROWS_WITH_AS(sched::memory_state(m, w, std::vector<Step>{{1, 3}}, {std::numeric_limits<double>::infinity(), 5.0}),
+                       doctest::Contains("stability"), srs::UsageError);
+  CHECK_THROWS_WITH_AS(sched::memory_state(m, w, std::vector<Step>{{1, 3}}, {10.0, 11.0}),
+                       doctest::Contains("difficulty"), srs::UsageError);
+  CHECK_THROWS_WITH_AS(sched::memory_state(m, w, std::vector<Step>{{1, 3}, {2, 0}}, ok),
+                       doctest::Contains("review 2"), srs::UsageError);
+  // Unlike a new card's history, the first review's interval is checked: it is used.
+  CHECK_THROWS_WITH_AS(sched::memory_state(m, w, std::vector<Step>{{-1, 3}}, ok), doctest::Contains("review 1"),
+                       srs::UsageError);
 }

@@ -19,7 +19,7 @@
 ///
 /// compat::FsrsRsF32 follows fsrs-rs v6.5.0, src/model.rs (`step`,
 /// `power_forgetting_curve`, `next_interval`) and src/inference.rs
-/// (`next_states`, `current_retrievability`), operation by operation in f32:
+/// (`next_states`, `current_retrievability`, `memory_state_from_sm2`), operation by operation in f32:
 /// parameters, intervals and retentions are converted to f32 as the npm
 /// binding converts its f64 arguments; `ln 0.9` is the constant the Rust
 /// compiler folds, (float) log((double) 0.9f); exp, pow and ln are the C
@@ -49,7 +49,7 @@
 
 #include <algorithm>    // std::min, std::max
 #include <array>        // std::array
-#include <cmath>        // std::exp, std::pow, std::log, std::floor, std::fmin, std::fmax
+#include <cmath>        // std::exp, std::expm1, std::pow, std::log, std::floor, std::fmin, std::fmax
 #include <cstddef>      // std::size_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -120,6 +120,23 @@ struct FsrsRsF32 {
     const float damped = d + (10.0f - d) * delta_d / 9.0f;
     const float reverted = w[7] * (init_difficulty(w, 4) - damped) + damped;
     return {rs_clamp(new_s, s_min, s_max), rs_clamp(reverted, 1.0f, 10.0f)};
+  }
+
+  /// fsrs-rs's `memory_state_from_sm2` in f32, before its difficulty clamp
+  /// (srs::sched::memory_state_from_sm2 checks the inputs and clamps):
+  /// S = max(interval, 0.001) · F' / (r^(1/decay) − 1), F' = 0.9^(1/decay) − 1
+  /// (powf here, unlike the step's curve), decay = −w20;
+  /// D = 11 − (ease − 1) / (e^w8 · S^−w9 · expm1((1 − r) w10)).
+  State<double> memory_state_from_sm2(std::span<const double, 21> wd, double ease_factor, double interval,
+                                      double sm2_retention) const {
+    const auto w = f32(wd);
+    const float decay = -w[20];
+    const float r = static_cast<float>(sm2_retention);
+    const float factor = std::pow(0.9f, 1.0f / decay) - 1.0f;
+    const float s = std::fmax(static_cast<float>(interval), s_min) * factor / (std::pow(r, 1.0f / decay) - 1.0f);
+    const float d = 11.0f - (static_cast<float>(ease_factor) - 1.0f) /
+                                (std::exp(w[8]) * std::pow(s, -w[9]) * std::expm1((1.0f - r) * w[10]));
+    return {s, d};
   }
 
   /// fsrs-rs's `current_retrievability(state, t, w20)`.
@@ -220,6 +237,15 @@ struct TsFsrs {
     const double next_d = d + round8((delta_d * (10 - d)) / 9);
     const double reverted = round8(w[7] * init_difficulty(w, 4) + (1 - w[7]) * next_d);
     return {new_s, js_clamp(reverted, 1.0, 10.0)};
+  }
+
+  /// ts-fsrs has no SM-2 conversion: fsrs-rs's formula (see
+  /// srs::sched::memory_state_from_sm2) in double, before the difficulty clamp.
+  State<double> memory_state_from_sm2(std::span<const double, 21> w, double ease_factor, double interval,
+                                      double sm2_retention) const {
+    const double decay = -w[20];
+    const double s = std::max(interval, s_min) * (std::pow(0.9, 1 / decay) - 1) / (std::pow(sm2_retention, 1 / decay) - 1);
+    return {s, 11 - (ease_factor - 1) / (std::exp(w[8]) * std::pow(s, -w[9]) * std::expm1((1 - sm2_retention) * w[10]))};
   }
 
   /// ts-fsrs's `forgetting_curve(w, t, S)` (rounded to 8 decimals).

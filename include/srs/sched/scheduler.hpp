@@ -3,7 +3,10 @@
 /// The scheduler API for flashcard apps (namespace srs::sched): from a card's
 /// review history, its memory state; from a memory state, the probability of
 /// recall after some days, the interval that reaches a desired retention, and
-/// the four states (with their intervals) that each answer button would give.
+/// the four states (with their intervals) that each answer button would give;
+/// for cards migrating from SM-2, the memory state their ease and interval
+/// imply (memory_state_from_sm2) and the state after reviews that continue
+/// from it (memory_state with a starting state; docs/migration.md).
 /// The same four operations as fsrs-rs's `memory_state`, `current_retrievability`,
 /// `next_interval` and `next_states`, over any srs memory model that has a
 /// forgetting curve with a closed-form inverse (see Schedulable).
@@ -40,8 +43,9 @@
 ///    those bounds the three agree.
 #pragma once
 
-#include <algorithm>    // std::clamp
-#include <cmath>        // std::pow, std::log, std::round, std::isfinite
+#include <algorithm>    // std::clamp, std::max
+#include <cmath>        // std::pow, std::log, std::exp, std::expm1, std::round, std::isfinite
+#include <concepts>     // std::same_as
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int32_t
 #include <optional>     // std::optional
@@ -235,6 +239,126 @@ NextStates<MemoryState<M>> next_states(const M& model, Params<M> w, const std::o
     return out;
   };
   return {outcome(1), outcome(2), outcome(3), outcome(4)};
+}
+
+// ---------------------------------------------------------------------------
+// Migration from SM-2 and starting states
+// ---------------------------------------------------------------------------
+
+/// An SM-2 review card: its ease as a factor (Anki's 250% is 2.5; the
+/// collection stores 2500) and its current interval in days.
+///
+///     sched::Sm2Card{.ease_factor = 2.5, .interval = 10}
+struct Sm2Card {
+  double ease_factor = 2.5;  ///< in (0, 100): 2.5 for 250%
+  double interval = 0;       ///< days, > 0
+};
+
+/// The retention the SM-2 schedule achieved (fsrs-rs's `sm2_retention`,
+/// Anki's "historical retention"), in (0, 1). A type of its own so that it
+/// cannot be swapped with the card's ease or interval: `Sm2Retention{0.9}`.
+struct Sm2Retention {
+  double value = 0.9;
+  constexpr explicit Sm2Retention(double v) noexcept : value(v) {}
+};
+
+namespace detail {
+
+/// A model that defines the SM-2 conversion itself (the compat models, in
+/// their libraries' arithmetic): `memory_state_from_sm2(w, ease, interval,
+/// retention)` returns the state before the difficulty clamp.
+template <class M>
+concept HasSm2Member = requires(const M& m, Params<M> w, double x) {
+  { m.memory_state_from_sm2(w, x, x, x) } -> std::same_as<MemoryState<M>>;
+};
+
+/// The FSRS versions whose stability increase after a success is the v4
+/// lineage's S (1 + e^w8 (11 − D) S^−w9 (e^((1−R) w10) − 1)) on the state's own
+/// D (FSRSv4, FSRS-4.5, FSRS-5, FSRS-6, FSRS-rs): the ones the conversion is
+/// defined for. (FSRS v1..v3 weigh D differently, v3 after updating it.)
+template <class M>
+constexpr bool is_sm2_convertible_fsrs =
+    std::is_base_of_v<models::Fsrs6, M> || std::is_same_v<M, models::Fsrs5> || std::is_same_v<M, models::Fsrs4_5> ||
+    std::is_same_v<M, models::Fsrs4>;
+
+inline void check_sm2(const Sm2Card& card, Sm2Retention retention) {
+  if (!(card.ease_factor > 0.0 && card.ease_factor < 100.0))
+    throw UsageError("Sm2Card::ease_factor must be in (0, 100), got " + std::to_string(card.ease_factor) +
+                     (card.ease_factor >= 100.0 ? " (a percentage or Anki's stored factor? 250% is 2.5, stored 2500)"
+                                                : ""));
+  if (!(card.interval > 0.0 && std::isfinite(card.interval)))
+    throw UsageError("Sm2Card::interval must be a finite number of days > 0, got " + std::to_string(card.interval) +
+                     " (a card still in learning has no SM-2 interval: replay its reviews instead)");
+  if (!(retention.value > 0.0 && retention.value < 1.0))
+    throw UsageError("Sm2Retention must be in (0, 1), got " + std::to_string(retention.value));
+}
+
+}  // namespace detail
+
+/// The memory state an SM-2 card with this ease and interval has, as fsrs-rs's
+/// `memory_state_from_sm2` (v6.5.0) defines it: the stability is the one whose
+/// curve falls to `retention` after the card's interval,
+///   S = max(interval, 0.001) / t*(S = 1, retention)   (FSRS-6: interval · F / (r^(−1/w20) − 1)),
+/// and the difficulty the one whose stability increase after a Good review at
+/// that retention equals the ease,
+///   D = clamp(11 − (ease − 1) / (e^w8 · S^−w9 · (e^((1−r) w10) − 1)), 1, 10).
+/// S is not clamped (fsrs-rs does not: an interval near 36500 days at a high
+/// retention gives S over 36500). For FSRSv4, FSRS-4.5, FSRS-5 and FSRS-6 (and
+/// FSRS-rs) in double; compat::FsrsRsF32 and compat::TsFsrs compute it in
+/// their own arithmetic (ts-fsrs itself has no such function: fsrs-rs's
+/// formula in double).
+/// @throws UsageError for an ease outside (0, 100), an interval that is not a
+///         finite number > 0, a retention outside (0, 1), or parameters with
+///         which the state is not finite (fsrs-rs: InvalidInput)
+template <Schedulable M>
+  requires(detail::HasSm2Member<M> || detail::is_sm2_convertible_fsrs<M>)
+MemoryState<M> memory_state_from_sm2(const M& model, Params<M> w, const Sm2Card& card, Sm2Retention retention) {
+  detail::check_sm2(card, retention);
+  MemoryState<M> st{};
+  if constexpr (detail::HasSm2Member<M>) {
+    st = model.memory_state_from_sm2(w, card.ease_factor, card.interval, retention.value);
+  } else {
+    const double r = retention.value;
+    st.s = std::max(card.interval, 0.001) / detail::builtin_interval<M>(w, 1.0, r);
+    st.d = 11.0 - (card.ease_factor - 1.0) / (std::exp(w[8]) * std::pow(st.s, -w[9]) * std::expm1((1.0 - r) * w[10]));
+  }
+  if (!std::isfinite(st.s) || !std::isfinite(st.d))
+    throw UsageError("memory_state_from_sm2: ease " + std::to_string(card.ease_factor) + ", interval " +
+                     std::to_string(card.interval) + ", retention " + std::to_string(retention.value) +
+                     " give a non-finite state with these parameters");
+  st.d = std::clamp(st.d, 1.0, 10.0);
+  return st;
+}
+
+/// The memory state after the reviews of `history` (oldest first), continuing
+/// from `starting_state` rather than from a new card, as fsrs-rs's
+/// `memory_state(item, Some(starting_state))`: every review, the first
+/// included, is an ordinary review of the state before it, so the first one's
+/// interval counts (days since the review that left `starting_state`, e.g. the
+/// SM-2 card's last review; 0 is a same-day review). An empty history gives
+/// `starting_state` back. Use it when a card's early reviews are missing, with
+/// memory_state_from_sm2 for the state they led to.
+/// @throws UsageError for a rating outside 1..4, a negative or non-finite
+///         interval, or (FSRS) a starting stability that is not finite and > 0
+///         or a starting difficulty outside [1, 10]
+template <Schedulable M>
+MemoryState<M> memory_state(const M& model, Params<M> w, std::span<const data::Step> history,
+                            const MemoryState<M>& starting_state) {
+  if constexpr (requires { starting_state.s; starting_state.d; }) {
+    if (!(starting_state.s > 0.0 && std::isfinite(starting_state.s)))
+      throw UsageError("the starting state's stability must be finite and > 0, got " + std::to_string(starting_state.s));
+    if (!(starting_state.d >= 1.0 && starting_state.d <= 10.0))
+      throw UsageError("the starting state's difficulty must be in [1, 10], got " + std::to_string(starting_state.d));
+  }
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    detail::check_rating(history[k].rating, k);
+    if (!(history[k].t >= 0.0 && std::isfinite(history[k].t)))
+      throw UsageError("review " + std::to_string(k + 1) + " of the history has interval " +
+                       std::to_string(history[k].t) + "; intervals are finite and >= 0 days");
+  }
+  MemoryState<M> state = starting_state;
+  for (const data::Step& step : history) state = model.next(w, state, step);
+  return state;
 }
 
 }  // namespace srs::sched
