@@ -10,9 +10,9 @@ int main() {
   const auto w = fsrs.default_params();
 
   srs::sched::SimulatorConfig cfg;  // fsrs-rs's defaults, then a smaller deck
-  cfg.deck_size = 2000;
-  cfg.learn_span = 180;
-  cfg.learn_limit = 20;  // new cards per day
+  cfg.deck_size = 1000;
+  cfg.learn_span = 120;
+  cfg.learn_limit = 10;  // new cards per day
 
   const auto sim = srs::sched::simulate(fsrs, w, 0.9, cfg, /*seed=*/42);
   std::printf("at 0.90: %zu reviews, %.0f cards memorized, %.1f h, %.1f s per memorized card\n",

@@ -179,7 +179,9 @@ inline void validate(const SimulatorConfig& c) {
   detail::check_weights(c.first_rating_prob, sim_field("first_rating_prob"), true);
   detail::check_weights(c.review_rating_prob, sim_field("review_rating_prob"), true);
   for (std::size_t r = 0; r < 3; ++r) {
-    const std::string row = "[" + std::to_string(r) + "]";
+    std::string row(1, '[');  // appended: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
+    row += std::to_string(r);
+    row += ']';
     // A row is only drawn from when there are steps (fsrs-rs builds its distributions lazily).
     detail::check_weights(c.learning_step_transitions[r], sim_field("learning_step_transitions") + row,
                           c.learning_step_count > 0);
