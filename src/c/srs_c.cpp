@@ -5,16 +5,24 @@
 /// SRS_INVALID_ARGUMENT, srs::InputError SRS_INVALID_INPUT, sched::Cancelled
 /// SRS_CANCELLED, any other exception SRS_ERROR, each with its message kept
 /// per thread for srs_last_error().
+///
+/// Struct sizes (docs/c-api.md): the sized structs are read and written through
+/// read_sized / write_sized, which touch only the first struct_size bytes of
+/// the app's struct. The 0.1.0 entry points srs_train_options_init and
+/// srs_fsrs6_train keep their unsized layouts (Options_0_1_0, Info_0_1_0 below).
 #include <srs/c/srs.h>
 
+#include <algorithm>  // std::min
 #include <array>      // std::array
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::int32_t, std::int64_t
+#include <cstddef>    // std::size_t, offsetof
+#include <cstdint>    // std::int32_t, std::int64_t, std::uint32_t
+#include <cstring>    // std::memcpy, std::memset
 #include <exception>  // std::exception
 #include <new>        // std::bad_alloc
 #include <optional>   // std::optional
 #include <span>       // std::span
 #include <string>     // std::string
+#include <type_traits>  // std::is_trivially_copyable_v
 #include <vector>     // std::vector
 
 #include <srs/core/error.hpp>           // srs::UsageError, srs::InputError
@@ -80,11 +88,147 @@ State from_c(const srs_memory_state& s) {
   return {s.stability, s.difficulty};
 }
 
+
+// ---- Sized structs ----------------------------------------------------------
+
+/// The first sized layouts (C API 0.2.0) end with these members; a struct_size
+/// below is refused. Later minor versions only append members, so these stay.
+constexpr std::size_t train_options_min_size = offsetof(srs_train_options, user_data) + sizeof(void*);
+constexpr std::size_t train_info_min_size = offsetof(srs_train_info, items) + sizeof(std::size_t);
+/// A struct_size above this is not a size any version wrote (an uninitialized struct).
+constexpr std::size_t sized_struct_max = 4096;
+
+/// Checks the size `size` an app gives for a struct `name` whose library layout is T.
+void require_size(std::size_t size, std::size_t min_size, const char* name) {
+  if (size < min_size || size > sized_struct_max) {
+    throw srs::UsageError(std::string(name) + ": struct_size " + std::to_string(size) + " is not a size of " + name +
+                          " (at least " + std::to_string(min_size) + "; initialize it with " + name + "_init)");
+  }
+}
+
+/// The app's struct `in` over `defaults`: the fields inside in->struct_size, the
+/// defaults for the others. Bytes past this library's layout must be zero (fields
+/// of a newer header this library cannot honour).
+template <class T>
+T read_sized(const T& in, T defaults, std::size_t min_size, const char* name) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  require_size(in.struct_size, min_size, name);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&in);
+  for (std::size_t k = sizeof(T); k < in.struct_size; ++k) {
+    if (bytes[k] != 0) {
+      throw srs::UsageError(std::string(name) + ": byte " + std::to_string(k) +
+                            " is set, a field this library (C API " + std::to_string(SRS_C_API_VERSION_MAJOR) + "." +
+                            std::to_string(SRS_C_API_VERSION_MINOR) + ") does not know");
+    }
+  }
+  std::memcpy(&defaults, &in, std::min<std::size_t>(in.struct_size, sizeof(T)));
+  return defaults;
+}
+
+/// Writes `value` into the first min(out.struct_size, sizeof(T)) bytes of `out`
+/// (struct_size itself unchanged).
+template <class T>
+void write_sized(T& out, T value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  value.struct_size = out.struct_size;
+  std::memcpy(&out, &value, std::min<std::size_t>(out.struct_size, sizeof(T)));
+}
+
+/// Initializes the first `size` bytes of `*out` to `value` (zeros past T).
+template <class T>
+void init_sized(T* out, std::size_t size, T value, std::size_t min_size, const char* name) {
+  require(out != nullptr, (std::string(name) + " is NULL").c_str());
+  require_size(size, min_size, name);
+  value.struct_size = static_cast<std::uint32_t>(size);
+  auto* bytes = reinterpret_cast<unsigned char*>(out);
+  std::memset(bytes, 0, size);
+  std::memcpy(bytes, &value, std::min<std::size_t>(size, sizeof(T)));
+}
+
+srs_train_options default_train_options() {
+  srs_train_options o{};
+  o.struct_size = sizeof(srs_train_options);
+  o.rollover_hour = 4;
+  o.utc_offset_minutes = 0;
+  o.short_term = 1;
+  o.recency = 0;
+  o.rules = SRS_FIT_BENCHMARK;
+  o.progress = nullptr;
+  o.user_data = nullptr;
+  return o;
+}
+
+/// The layouts of C API 0.1.0 (its header: tests/c/abi/srs_0_1_0.h), frozen: the
+/// symbols srs_train_options_init and srs_fsrs6_train keep reading and writing them.
+struct Options_0_1_0 {
+  std::int32_t rollover_hour;
+  std::int32_t utc_offset_minutes;
+  std::int32_t short_term;
+  std::int32_t recency;
+  srs_fit_rules rules;
+  srs_progress_fn progress;
+  void* user_data;
+};
+struct Info_0_1_0 {
+  srs_fit_outcome outcome;
+  std::size_t reviews;
+  std::size_t items;
+};
+
+/// srs_fsrs6_train of any version: the options as this library knows them.
+void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std::int32_t* ratings,
+           const std::int32_t* kinds, std::size_t n, const srs_train_options& opt, double* out_params,
+           srs_train_info* info) {
+  require(out_params != nullptr, "out_params is NULL");
+  require(n == 0 || (card_ids != nullptr && times_ms != nullptr && ratings != nullptr),
+          "card_ids, times_ms or ratings is NULL");
+  require(opt.rules == SRS_FIT_BENCHMARK || opt.rules == SRS_FIT_FSRS_RS, "unknown rules");
+
+  std::vector<srs::sched::Review> reviews(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
+    reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
+  }
+  const srs::data::Revlog log = srs::sched::revlog_from_reviews(
+      reviews, {.rollover_hour = opt.rollover_hour, .utc_offset_minutes = opt.utc_offset_minutes});
+
+  srs::sched::FitOptions fo;
+  fo.rules = opt.rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
+  fo.short_term = opt.short_term != 0;
+  fo.recency = opt.recency != 0;
+  if (opt.progress) {
+    fo.progress = [&opt](const srs::sched::FitProgress& p) { return opt.progress(opt.user_data, p.step, p.total) != 0; };
+  }
+  const srs::sched::FitResult<21> r = srs::sched::fit(log, fo);
+  for (std::size_t k = 0; k < 21; ++k) out_params[k] = r.params[k];
+  if (info) {
+    info->outcome = r.outcome == srs::sched::FitOutcome::trained                  ? SRS_FIT_TRAINED
+                    : r.outcome == srs::sched::FitOutcome::initial_stability_only ? SRS_FIT_INITIAL_STABILITY_ONLY
+                                                                                  : SRS_FIT_DEFAULTS;
+    info->reviews = log.rows.size();
+    info->items = r.items;
+  }
+}
+
 }  // namespace
 
 extern "C" {
 
 const char* srs_version(void) { return srs::version_string; }
+
+uint32_t srs_c_api_version(void) { return SRS_C_API_VERSION; }
+
+const char* srs_status_string(srs_status status) {
+  // Switch on the integer: an app may pass a code of a later version (or any int).
+  switch (static_cast<int>(status)) {
+    case SRS_OK: return "ok";
+    case SRS_INVALID_ARGUMENT: return "invalid argument";
+    case SRS_INVALID_INPUT: return "invalid input";
+    case SRS_CANCELLED: return "cancelled";
+    case SRS_ERROR: return "error";
+    default: return "unknown status";
+  }
+}
 
 const char* srs_last_error(void) { return last_error.c_str(); }
 
@@ -141,55 +285,61 @@ srs_status srs_fsrs6_next_states(const double* params, const srs_memory_state* s
   });
 }
 
-void srs_train_options_init(srs_train_options* options) {
+srs_status srs_train_options_init_sized(srs_train_options* options, size_t size) {
+  return guarded([&] {
+    init_sized(options, size, default_train_options(), train_options_min_size, "srs_train_options");
+  });
+}
+
+srs_status srs_train_info_init_sized(srs_train_info* info, size_t size) {
+  return guarded([&] { init_sized(info, size, srs_train_info{}, train_info_min_size, "srs_train_info"); });
+}
+
+srs_status srs_fsrs6_train_v2(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
+                              const int32_t* kinds, size_t n, const srs_train_options* options,
+                              double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info) {
+  return guarded([&] {
+    const srs_train_options defaults = default_train_options();
+    const srs_train_options opt =
+        options ? read_sized(*options, defaults, train_options_min_size, "srs_train_options") : defaults;
+    if (info) require_size(info->struct_size, train_info_min_size, "srs_train_info");
+    srs_train_info out{};
+    train(card_ids, times_ms, ratings, kinds, n, opt, out_params, info ? &out : nullptr);
+    if (info) write_sized(*info, out);
+  });
+}
+
+// The 0.1.0 entry points, unsized (the header now maps these names to the sized ones).
+#undef srs_train_options_init
+#undef srs_fsrs6_train
+SRS_C_API void srs_train_options_init(Options_0_1_0* options);
+SRS_C_API srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
+                                     const int32_t* kinds, size_t n, const Options_0_1_0* options,
+                                     double out_params[SRS_FSRS6_NUM_PARAMS], Info_0_1_0* info);
+
+void srs_train_options_init(Options_0_1_0* options) {
   if (!options) return;
-  options->rollover_hour = 4;
-  options->utc_offset_minutes = 0;
-  options->short_term = 1;
-  options->recency = 0;
-  options->rules = SRS_FIT_BENCHMARK;
-  options->progress = nullptr;
-  options->user_data = nullptr;
+  const srs_train_options d = default_train_options();
+  *options = {d.rollover_hour, d.utc_offset_minutes, d.short_term, d.recency, d.rules, d.progress, d.user_data};
 }
 
 srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
-                           const int32_t* kinds, size_t n, const srs_train_options* options,
-                           double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info) {
+                           const int32_t* kinds, size_t n, const Options_0_1_0* options,
+                           double out_params[SRS_FSRS6_NUM_PARAMS], Info_0_1_0* info) {
   return guarded([&] {
-    require(out_params != nullptr, "out_params is NULL");
-    require(n == 0 || (card_ids != nullptr && times_ms != nullptr && ratings != nullptr),
-            "card_ids, times_ms or ratings is NULL");
-    srs_train_options opt;
-    srs_train_options_init(&opt);
-    if (options) opt = *options;
-    require(opt.rules == SRS_FIT_BENCHMARK || opt.rules == SRS_FIT_FSRS_RS, "unknown rules");
-
-    std::vector<srs::sched::Review> reviews(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
-      reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
+    srs_train_options opt = default_train_options();
+    if (options) {
+      opt.rollover_hour = options->rollover_hour;
+      opt.utc_offset_minutes = options->utc_offset_minutes;
+      opt.short_term = options->short_term;
+      opt.recency = options->recency;
+      opt.rules = options->rules;
+      opt.progress = options->progress;
+      opt.user_data = options->user_data;
     }
-    const srs::data::Revlog log = srs::sched::revlog_from_reviews(
-        reviews, {.rollover_hour = opt.rollover_hour, .utc_offset_minutes = opt.utc_offset_minutes});
-
-    srs::sched::FitOptions fo;
-    fo.rules = opt.rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
-    fo.short_term = opt.short_term != 0;
-    fo.recency = opt.recency != 0;
-    if (opt.progress) {
-      fo.progress = [&opt](const srs::sched::FitProgress& p) {
-        return opt.progress(opt.user_data, p.step, p.total) != 0;
-      };
-    }
-    const srs::sched::FitResult<21> r = srs::sched::fit(log, fo);
-    for (std::size_t k = 0; k < 21; ++k) out_params[k] = r.params[k];
-    if (info) {
-      info->outcome = r.outcome == srs::sched::FitOutcome::trained ? SRS_FIT_TRAINED
-                      : r.outcome == srs::sched::FitOutcome::initial_stability_only ? SRS_FIT_INITIAL_STABILITY_ONLY
-                                                                                      : SRS_FIT_DEFAULTS;
-      info->reviews = log.rows.size();
-      info->items = r.items;
-    }
+    srs_train_info out{};
+    train(card_ids, times_ms, ratings, kinds, n, opt, out_params, info ? &out : nullptr);
+    if (info) *info = {out.outcome, out.reviews, out.items};
   });
 }
 

@@ -13,7 +13,16 @@
  *     trained, progress reported up to its total, parameters not the defaults
  *     and usable; cancellation from the callback (SRS_CANCELLED); a tiny log
  *     gives the defaults (SRS_FIT_DEFAULTS); two reviews of a card at the same
- *     time are SRS_INVALID_INPUT; the fsrs-rs rules run too. */
+ *     time are SRS_INVALID_INPUT; the fsrs-rs rules run too;
+ *   - the evolution conventions (C API 0.2.0): srs_c_api_version() equals the
+ *     header's version, the rating and state constants have ts-fsrs's numbers,
+ *     srs_status_string names every code and "unknown status" otherwise; the
+ *     sized structs: init macros set struct_size and the defaults, sizes below
+ *     the first sized layout or absurd sizes are SRS_INVALID_ARGUMENT, a struct
+ *     larger than the library's (a newer header) is accepted when the unknown
+ *     bytes are zero and refused otherwise, and nothing is written past the
+ *     struct_size the app gave (canary bytes after the struct).
+ *   (tests/c/abi/ checks an app built against the 0.1.0 header.) */
 #include <srs/c/srs.h>
 
 #include <math.h>   /* fabs */
@@ -172,12 +181,13 @@ static void test_training(void) {
   double w[SRS_FSRS6_NUM_PARAMS], defaults[SRS_FSRS6_NUM_PARAMS];
   srs_fsrs6_default_parameters(defaults);
   srs_train_options opt;
-  srs_train_options_init(&opt);
+  CHECK(srs_train_options_init(&opt) == SRS_OK);
   CHECK(opt.rollover_hour == 4 && opt.short_term == 1 && opt.rules == SRS_FIT_BENCHMARK);
   progress_log log = {0, 0, 0, 0};
   opt.progress = on_progress;
   opt.user_data = &log;
   srs_train_info info;
+  CHECK(srs_train_info_init(&info) == SRS_OK);
   CHECK(srs_fsrs6_train(card_ids, times, ratings, NULL, n, &opt, w, &info) == SRS_OK);
   CHECK(info.outcome == SRS_FIT_TRAINED);
   CHECK(info.reviews == n);
@@ -234,7 +244,151 @@ static void test_training(void) {
   free(ratings);
 }
 
+static void test_versions_and_constants(void) {
+  CHECK(SRS_C_API_MAKE_VERSION(1, 2, 3) == 1002003);
+  CHECK(srs_c_api_version() == SRS_C_API_VERSION);
+  CHECK(srs_c_api_version() / 1000000 == SRS_C_API_VERSION_MAJOR);
+  CHECK(srs_c_api_version() / 1000 % 1000 == SRS_C_API_VERSION_MINOR);
+  CHECK(srs_c_api_version() % 1000 == SRS_C_API_VERSION_PATCH);
+  /* ts-fsrs: Rating.Again = 1 .. Rating.Easy = 4; State.New = 0, Learning 1, Review 2, Relearning 3. */
+  CHECK(SRS_RATING_AGAIN == 1 && SRS_RATING_HARD == 2 && SRS_RATING_GOOD == 3 && SRS_RATING_EASY == 4);
+  CHECK(SRS_STATE_NEW == 0 && SRS_STATE_LEARNING == 1 && SRS_STATE_REVIEW == 2 && SRS_STATE_RELEARNING == 3);
+  /* The constants are the ratings the functions take: Good then Easy from a new card. */
+  {
+    srs_next_states ns;
+    CHECK(srs_fsrs6_next_states(NULL, NULL, 0.9, 0, 0, &ns) == SRS_OK);
+    const double days[2] = {0, 0};
+    const int32_t ratings[2] = {SRS_RATING_GOOD, SRS_RATING_EASY};
+    srs_memory_state s;
+    CHECK(srs_fsrs6_memory_state(NULL, days, ratings, 1, &s) == SRS_OK);
+    CHECK(s.stability == ns.good.memory.stability);
+  }
+
+  CHECK(strcmp(srs_status_string(SRS_OK), "ok") == 0);
+  CHECK(strcmp(srs_status_string(SRS_INVALID_ARGUMENT), "invalid argument") == 0);
+  CHECK(strcmp(srs_status_string(SRS_INVALID_INPUT), "invalid input") == 0);
+  CHECK(strcmp(srs_status_string(SRS_CANCELLED), "cancelled") == 0);
+  CHECK(strcmp(srs_status_string(SRS_ERROR), "error") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)5), "unknown status") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)-1), "unknown status") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)1000), "unknown status") == 0);
+}
+
+/* A struct of `size` bytes followed by `guard` canary bytes. */
+enum { guard = 64, canary = 0xA5 };
+static int canaries_intact(const unsigned char* buffer, size_t size) {
+  for (size_t k = size; k < size + guard; ++k) {
+    if (buffer[k] != canary) return 0;
+  }
+  return 1;
+}
+
+static void test_sized_structs(void) {
+  const int64_t ids[3] = {1, 1, 2};
+  const int64_t ts[3] = {1700000000000, 1700086400000, 1700000000000};
+  const int32_t rs[3] = {3, 3, 1};
+  double w[SRS_FSRS6_NUM_PARAMS];
+
+  /* init: struct_size and the defaults. */
+  srs_train_options o;
+  memset(&o, 0x7F, sizeof o);
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  CHECK(o.struct_size == sizeof o);
+  CHECK(o.rollover_hour == 4 && o.utc_offset_minutes == 0 && o.short_term == 1 && o.recency == 0);
+  CHECK(o.rules == SRS_FIT_BENCHMARK && o.progress == NULL && o.user_data == NULL);
+  srs_train_info info;
+  memset(&info, 0x7F, sizeof info);
+  CHECK(srs_train_info_init(&info) == SRS_OK);
+  CHECK(info.struct_size == sizeof info && info.reviews == 0 && info.items == 0);
+
+  /* NULL and sizes below the first sized layout, or absurd. */
+  CHECK(srs_train_options_init_sized(NULL, sizeof o) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "NULL") != NULL);
+  CHECK(srs_train_info_init_sized(NULL, sizeof info) == SRS_INVALID_ARGUMENT);
+  {
+    unsigned char buffer[sizeof(srs_train_options) + guard];
+    memset(buffer, canary, sizeof buffer);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, sizeof(srs_train_options) - 1) ==
+          SRS_INVALID_ARGUMENT);
+    CHECK(strstr(srs_last_error(), "struct_size") != NULL);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, 0) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, 5000) == SRS_INVALID_ARGUMENT);
+    CHECK(canaries_intact(buffer, 0)); /* nothing written */
+  }
+  CHECK(srs_train_info_init_sized(&info, sizeof info - 1) == SRS_INVALID_ARGUMENT);
+  CHECK(srs_train_info_init_sized(&info, 4) == SRS_INVALID_ARGUMENT);
+
+  /* A train call with a struct_size too small (or never set) changes nothing. */
+  w[0] = -1;
+  o.struct_size = (uint32_t)sizeof o - 8;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "srs_train_options") != NULL);
+  o.struct_size = 0;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(w[0] == -1);
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  info.struct_size = 0;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, &info) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "srs_train_info") != NULL);
+  info.struct_size = 100000;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, &info) == SRS_INVALID_ARGUMENT);
+  CHECK(w[0] == -1);
+
+  /* Exactly sized, inside guarded buffers: written up to struct_size, not past it. */
+  {
+    unsigned char ob[sizeof(srs_train_options) + guard], ib[sizeof(srs_train_info) + guard];
+    memset(ob, canary, sizeof ob);
+    memset(ib, canary, sizeof ib);
+    srs_train_options* po = (srs_train_options*)(void*)ob;
+    srs_train_info* pi = (srs_train_info*)(void*)ib;
+    CHECK(srs_train_options_init(po) == SRS_OK);
+    CHECK(srs_train_info_init(pi) == SRS_OK);
+    po->rollover_hour = 2;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_OK);
+    CHECK(pi->struct_size == sizeof(srs_train_info) && pi->outcome == SRS_FIT_DEFAULTS && pi->reviews == 3);
+    CHECK(canaries_intact(ob, sizeof(srs_train_options)));
+    CHECK(canaries_intact(ib, sizeof(srs_train_info)));
+  }
+
+  /* A struct from a newer header (16 bytes more): its unknown fields zero by the init,
+   * accepted; set, refused (this library cannot honour them). */
+  {
+    enum { extra = 16 };
+    unsigned char ob[sizeof(srs_train_options) + extra + guard], ib[sizeof(srs_train_info) + extra + guard];
+    memset(ob, canary, sizeof ob);
+    memset(ib, canary, sizeof ib);
+    srs_train_options* po = (srs_train_options*)(void*)ob;
+    srs_train_info* pi = (srs_train_info*)(void*)ib;
+    CHECK(srs_train_options_init_sized(po, sizeof(srs_train_options) + extra) == SRS_OK);
+    CHECK(po->struct_size == sizeof(srs_train_options) + extra && po->rollover_hour == 4);
+    CHECK(ob[sizeof(srs_train_options)] == 0 && ob[sizeof(srs_train_options) + extra - 1] == 0);
+    CHECK(canaries_intact(ob, sizeof(srs_train_options) + extra));
+    CHECK(srs_train_info_init_sized(pi, sizeof(srs_train_info) + extra) == SRS_OK);
+    CHECK(canaries_intact(ib, sizeof(srs_train_info) + extra));
+    /* The app's newer output fields keep their value: the library writes only what it knows. */
+    ib[sizeof(srs_train_info) + 3] = 0x42;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_OK);
+    CHECK(pi->outcome == SRS_FIT_DEFAULTS && pi->reviews == 3);
+    CHECK(pi->struct_size == sizeof(srs_train_info) + extra);
+    CHECK(ib[sizeof(srs_train_info) + 3] == 0x42);
+    CHECK(canaries_intact(ib, sizeof(srs_train_info) + extra));
+    ob[sizeof(srs_train_options) + 5] = 1;
+    w[0] = -1;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_INVALID_ARGUMENT);
+    CHECK(strstr(srs_last_error(), "does not know") != NULL);
+    CHECK(w[0] == -1);
+  }
+
+  /* The fields inside struct_size are read: an unknown rules value is refused. */
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  o.rules = (srs_fit_rules)7;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "rules") != NULL);
+}
+
 int main(void) {
+  test_versions_and_constants();
+  test_sized_structs();
   test_scheduler();
   test_errors();
   test_training();

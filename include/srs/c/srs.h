@@ -28,6 +28,20 @@
  *    a day starts at `rollover_hour` local time, local time = UTC +
  *    `utc_offset_minutes`), then trains as srs::sched::fit.
  *
+ *  - Structs the app allocates and that may grow (srs_train_options,
+ *    srs_train_info) start with `struct_size`, set by their init macro
+ *    (srs_train_options_init, srs_train_info_init) to the size the app was
+ *    compiled with. The library reads and writes only that many bytes; fields
+ *    an older app does not have take their defaults. A struct_size below the
+ *    first sized layout (0.2.0) is SRS_INVALID_ARGUMENT. The value structs
+ *    (srs_memory_state, srs_item_state, srs_next_states) never change.
+ *  - Compatibility (docs/c-api.md): an app built against this header runs with
+ *    any libsrs_c of the same SRS_C_API_VERSION_MAJOR and a minor version at
+ *    least this header's (check srs_c_api_version() at startup). Apps built
+ *    against the 0.1.0 header (no struct_size) keep working: its symbols
+ *    srs_train_options_init and srs_fsrs6_train are still exported with their
+ *    0.1.0 layouts; this header maps those names to the sized entry points.
+ *
  * Thread safety: every function may be called from any thread; calls share no
  * state except the per-thread error message.
  */
@@ -35,7 +49,7 @@
 #define SRS_C_SRS_H
 
 #include <stddef.h> /* size_t */
-#include <stdint.h> /* int32_t, int64_t */
+#include <stdint.h> /* int32_t, int64_t, uint32_t */
 
 #if defined(_WIN32)
 #if defined(SRS_C_BUILDING)
@@ -51,8 +65,37 @@
 extern "C" {
 #endif
 
+/* The version of the C API this header declares (docs/c-api.md: what each part
+ * promises). MAJOR is the shared library's SOVERSION. */
+#define SRS_C_API_VERSION_MAJOR 0
+#define SRS_C_API_VERSION_MINOR 2
+#define SRS_C_API_VERSION_PATCH 0
+/** A version as one number, major * 1000000 + minor * 1000 + patch. */
+#define SRS_C_API_MAKE_VERSION(major, minor, patch) ((major) * 1000000 + (minor) * 1000 + (patch))
+/** This header's version as one number (compare with srs_c_api_version()). */
+#define SRS_C_API_VERSION \
+  SRS_C_API_MAKE_VERSION(SRS_C_API_VERSION_MAJOR, SRS_C_API_VERSION_MINOR, SRS_C_API_VERSION_PATCH)
+
 /** Number of FSRS-6 parameters. */
 #define SRS_FSRS6_NUM_PARAMS 21
+
+/** The answer buttons, numbered as Anki, ts-fsrs and fsrs-rs number them
+ *  (0 is a manual entry in a review log, never an answer). */
+typedef enum srs_rating {
+  SRS_RATING_AGAIN = 1,
+  SRS_RATING_HARD = 2,
+  SRS_RATING_GOOD = 3,
+  SRS_RATING_EASY = 4
+} srs_rating;
+
+/** The states of a card, numbered as ts-fsrs's State and py-fsrs's State
+ *  (py-fsrs has no New: its cards start in Learning). */
+typedef enum srs_card_state {
+  SRS_STATE_NEW = 0,
+  SRS_STATE_LEARNING = 1,
+  SRS_STATE_REVIEW = 2,
+  SRS_STATE_RELEARNING = 3
+} srs_card_state;
 
 /** Result of every call. */
 typedef enum srs_status {
@@ -61,6 +104,7 @@ typedef enum srs_status {
   SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time) */
   SRS_CANCELLED = 3,        /**< training cancelled by the progress callback */
   SRS_ERROR = 4             /**< anything else (out of memory, internal error) */
+  /* Later minor versions may add codes: treat every nonzero code as a failure. */
 } srs_status;
 
 /** An FSRS-6 memory state: stability (days) and difficulty (1..10). */
@@ -99,8 +143,10 @@ typedef enum srs_fit_outcome {
   SRS_FIT_DEFAULTS = 2              /**< too little data: the defaults */
 } srs_fit_outcome;
 
-/** Options of srs_fsrs6_train; initialize with srs_train_options_init. */
+/** Options of srs_fsrs6_train. Initialize with srs_train_options_init(&options),
+ *  which sets struct_size and the defaults, then set the fields to change. */
 typedef struct srs_train_options {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
   int32_t rollover_hour;      /**< hour a new day starts, 0..23 (default 4) */
   int32_t utc_offset_minutes; /**< local time - UTC in minutes (default 0) */
   int32_t short_term;         /**< nonzero: same-day reviews in the histories (default 1) */
@@ -108,17 +154,30 @@ typedef struct srs_train_options {
   srs_fit_rules rules;        /**< default SRS_FIT_BENCHMARK */
   srs_progress_fn progress;   /**< NULL: no progress */
   void* user_data;            /**< passed to progress */
+  /* Later minor versions add fields here only. */
 } srs_train_options;
 
-/** What srs_fsrs6_train did (optional output). */
+/** What srs_fsrs6_train did (optional output). Initialize with
+ *  srs_train_info_init(&info) before the call. */
 typedef struct srs_train_info {
+  uint32_t struct_size;    /**< sizeof the struct as the app was compiled (set by the init) */
   srs_fit_outcome outcome;
   size_t reviews; /**< reviews kept by the builder's rules */
   size_t items;   /**< training items after the data rules */
+  /* Later minor versions add fields here only. */
 } srs_train_info;
 
 /** The library version, e.g. "0.1.0". */
 SRS_C_API const char* srs_version(void);
+
+/** The C API version of the loaded library, as SRS_C_API_MAKE_VERSION numbers it.
+ *  An app built against this header needs the same major version and a minor
+ *  version at least SRS_C_API_VERSION_MINOR. Since 0.2.0. */
+SRS_C_API uint32_t srs_c_api_version(void);
+
+/** A static description of a status ("ok", "invalid argument", ...); an unknown
+ *  code gives "unknown status". Never NULL. Since 0.2.0. */
+SRS_C_API const char* srs_status_string(srs_status status);
 
 /** The message of the last failed call on this thread ("" if none). */
 SRS_C_API const char* srs_last_error(void);
@@ -144,18 +203,32 @@ SRS_C_API srs_status srs_fsrs6_next_states(const double* params, const srs_memor
                                            double desired_retention, double elapsed_days, int32_t max_interval,
                                            srs_next_states* out);
 
-/** Default training options. */
-SRS_C_API void srs_train_options_init(srs_train_options* options);
+/** Writes the default options and struct_size = size into the first `size`
+ *  bytes of *options (bytes past this library's struct are zeroed). size must
+ *  be at least the 0.2.0 struct's size. Call it through srs_train_options_init.
+ *  Since 0.2.0. */
+SRS_C_API srs_status srs_train_options_init_sized(srs_train_options* options, size_t size);
+/** Default training options: srs_train_options_init(&options). */
+#define srs_train_options_init(options) srs_train_options_init_sized((options), sizeof *(options))
+
+/** Sets struct_size = size and zeroes the rest of the first `size` bytes of *info.
+ *  Call it through srs_train_info_init. Since 0.2.0. */
+SRS_C_API srs_status srs_train_info_init_sized(srs_train_info* info, size_t size);
+/** An empty srs_train_info: srs_train_info_init(&info). */
+#define srs_train_info_init(info) srs_train_info_init_sized((info), sizeof *(info))
 
 /** Train FSRS-6 on n reviews given as parallel arrays: card ids, times (ms
  *  since the Unix epoch), ratings (1..4; 0 = manual entry, ignored) and
  *  optionally Anki review kinds (0 learning, 1 review, 2 relearning,
  *  3 filtered, 4 manual, 5 rescheduled; NULL = unknown: every card keeps its
- *  whole history). options NULL = defaults. Lack of data is not an error:
- *  out_params then holds the defaults (or the S0 fit), and info says so. */
-SRS_C_API srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
-                                     const int32_t* kinds, size_t n, const srs_train_options* options,
-                                     double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info);
+ *  whole history). options NULL = defaults; info NULL = not wanted. Lack of
+ *  data is not an error: out_params then holds the defaults (or the S0 fit),
+ *  and info says so. Call it as srs_fsrs6_train. Since 0.2.0 (the symbol
+ *  srs_fsrs6_train is 0.1.0's, for the unsized structs). */
+SRS_C_API srs_status srs_fsrs6_train_v2(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
+                                        const int32_t* kinds, size_t n, const srs_train_options* options,
+                                        double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info);
+#define srs_fsrs6_train srs_fsrs6_train_v2
 
 #ifdef __cplusplus
 }
