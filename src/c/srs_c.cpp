@@ -145,6 +145,17 @@ void init_sized(T* out, std::size_t size, T value, std::size_t min_size, const c
   std::memcpy(bytes, &value, std::min<std::size_t>(size, sizeof(T)));
 }
 
+/// The integer an enum field or argument from C holds. C lets an app store any int in an
+/// enum; in C++ loading a value outside the enumerators' range is undefined, so the bytes
+/// are copied instead of the enum read.
+template <class E>
+int enum_value(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "the C enums of srs.h are int-sized");
+  int v = 0;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 srs_train_options default_train_options() {
   srs_train_options o{};
   o.struct_size = sizeof(srs_train_options);
@@ -182,7 +193,10 @@ void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std
   require(out_params != nullptr, "out_params is NULL");
   require(n == 0 || (card_ids != nullptr && times_ms != nullptr && ratings != nullptr),
           "card_ids, times_ms or ratings is NULL");
-  require(opt.rules == SRS_FIT_BENCHMARK || opt.rules == SRS_FIT_FSRS_RS, "unknown rules");
+  const int rules = enum_value(opt.rules);
+  if (rules != SRS_FIT_BENCHMARK && rules != SRS_FIT_FSRS_RS) {
+    throw srs::UsageError("unknown rules " + std::to_string(rules) + " (SRS_FIT_BENCHMARK 0 or SRS_FIT_FSRS_RS 1)");
+  }
 
   std::vector<srs::sched::Review> reviews(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -193,7 +207,7 @@ void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std
       reviews, {.rollover_hour = opt.rollover_hour, .utc_offset_minutes = opt.utc_offset_minutes});
 
   srs::sched::FitOptions fo;
-  fo.rules = opt.rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
+  fo.rules = rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
   fo.short_term = opt.short_term != 0;
   fo.recency = opt.recency != 0;
   if (opt.progress) {
@@ -220,7 +234,7 @@ uint32_t srs_c_api_version(void) { return SRS_C_API_VERSION; }
 
 const char* srs_status_string(srs_status status) {
   // Switch on the integer: an app may pass a code of a later version (or any int).
-  switch (static_cast<int>(status)) {
+  switch (enum_value(status)) {
     case SRS_OK: return "ok";
     case SRS_INVALID_ARGUMENT: return "invalid argument";
     case SRS_INVALID_INPUT: return "invalid input";
@@ -333,7 +347,7 @@ srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, con
       opt.utc_offset_minutes = options->utc_offset_minutes;
       opt.short_term = options->short_term;
       opt.recency = options->recency;
-      opt.rules = options->rules;
+      std::memcpy(&opt.rules, &options->rules, sizeof opt.rules);  // bytes, not an enum load (enum_value)
       opt.progress = options->progress;
       opt.user_data = options->user_data;
     }
