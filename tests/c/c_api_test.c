@@ -579,6 +579,19 @@ static void test_card_scheduler_errors(void) {
   CHECK(srs_scheduler_options_init_sized(&o, 8) == SRS_INVALID_ARGUMENT);
   CHECK(srs_card_init_sized(NULL, sizeof(srs_card)) == SRS_INVALID_ARGUMENT);
   CHECK(srs_review_log_init_sized(NULL, sizeof(srs_review_log)) == SRS_INVALID_ARGUMENT);
+  /* Options from a newer header (longer): a zero tail accepted, a set byte refused. */
+  {
+    enum { extra = 16 };
+    unsigned char ob[sizeof(srs_scheduler_options) + extra + guard];
+    memset(ob, canary, sizeof ob);
+    srs_scheduler_options* po = (srs_scheduler_options*)(void*)ob;
+    CHECK(srs_scheduler_options_init_sized(po, sizeof(srs_scheduler_options) + extra) == SRS_OK);
+    CHECK(canaries_intact(ob, sizeof(srs_scheduler_options) + extra) && ob[sizeof(srs_scheduler_options)] == 0);
+    CHECK(srs_scheduler_create(po, &s) == SRS_OK);
+    srs_scheduler_free(s);
+    ob[sizeof(srs_scheduler_options) + 3] = 1;
+    CHECK(srs_scheduler_create(po, &out) == SRS_INVALID_ARGUMENT && error_names("does not know") && out == sentinel);
+  }
   /* A step count below the array's use ignores the rest; steps past the count are not read. */
   srs_scheduler_options_init(&o);
   o.learning_step_count = 1;
