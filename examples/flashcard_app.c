@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   options.progress = report;
   double w[SRS_FSRS6_NUM_PARAMS];
   srs_train_info info;
+  srs_train_info_init(&info);
   if (srs_fsrs6_train(log.cards, log.times, log.ratings, NULL, log.n, &options, w, &info) != SRS_OK) {
     fprintf(stderr, "training failed: %s\n", srs_last_error());
     free_log(&file);

@@ -13,10 +13,30 @@
  *     trained, progress reported up to its total, parameters not the defaults
  *     and usable; cancellation from the callback (SRS_CANCELLED); a tiny log
  *     gives the defaults (SRS_FIT_DEFAULTS); two reviews of a card at the same
- *     time are SRS_INVALID_INPUT; the fsrs-rs rules run too. */
+ *     time are SRS_INVALID_INPUT; the fsrs-rs rules run too;
+ *   - the evolution conventions (C API 0.2.0): srs_c_api_version() equals the
+ *     header's version, the rating and state constants have ts-fsrs's numbers,
+ *     srs_status_string names every code and "unknown status" otherwise; the
+ *     sized structs: init macros set struct_size and the defaults, sizes below
+ *     the first sized layout or absurd sizes are SRS_INVALID_ARGUMENT, a struct
+ *     larger than the library's (a newer header) is accepted when the unknown
+ *     bytes are zero and refused otherwise, and nothing is written past the
+ *     struct_size the app gave (canary bytes after the struct).
+ *   - the card scheduler (srs_scheduler_*): default options; a new card's four
+ *     outcomes by hand (steps 1 and 10 minutes: Again 1 min, Hard 6 min, Good
+ *     10 min to step 1, Easy to review in round(w3) = 8 days; S = w0..w3,
+ *     D = w4 - exp(w5 (g - 1)) + 1); graduation with the interval
+ *     srs_fsrs6_next_states gives; a lapse to relearning; R against
+ *     srs_fsrs6_retrievability; forget, rollback (the card before, exactly),
+ *     reschedule (the step-by-step cards and logs); every error named
+ *     (NULLs, ratings, bad options, bad cards and logs, sizes), outputs
+ *     untouched on failure, nothing written past an output's struct_size,
+ *     a newer (longer) card accepted with a zero tail and refused otherwise.
+ *     (c_api.scheduler_parity compares it with the C++ Scheduler at length.)
+ *   (tests/c/abi/ checks an app built against the 0.1.0 header.) */
 #include <srs/c/srs.h>
 
-#include <math.h>   /* fabs */
+#include <math.h>   /* fabs, exp, NAN */
 #include <stdint.h> /* int32_t, int64_t, uint64_t */
 #include <stdio.h>  /* printf, fprintf */
 #include <stdlib.h> /* malloc, free */
@@ -172,12 +192,13 @@ static void test_training(void) {
   double w[SRS_FSRS6_NUM_PARAMS], defaults[SRS_FSRS6_NUM_PARAMS];
   srs_fsrs6_default_parameters(defaults);
   srs_train_options opt;
-  srs_train_options_init(&opt);
+  CHECK(srs_train_options_init(&opt) == SRS_OK);
   CHECK(opt.rollover_hour == 4 && opt.short_term == 1 && opt.rules == SRS_FIT_BENCHMARK);
   progress_log log = {0, 0, 0, 0};
   opt.progress = on_progress;
   opt.user_data = &log;
   srs_train_info info;
+  CHECK(srs_train_info_init(&info) == SRS_OK);
   CHECK(srs_fsrs6_train(card_ids, times, ratings, NULL, n, &opt, w, &info) == SRS_OK);
   CHECK(info.outcome == SRS_FIT_TRAINED);
   CHECK(info.reviews == n);
@@ -234,10 +255,503 @@ static void test_training(void) {
   free(ratings);
 }
 
+static void test_versions_and_constants(void) {
+  CHECK(SRS_C_API_MAKE_VERSION(1, 2, 3) == 1002003);
+  CHECK(srs_c_api_version() == SRS_C_API_VERSION);
+  CHECK(srs_c_api_version() / 1000000 == SRS_C_API_VERSION_MAJOR);
+  CHECK(srs_c_api_version() / 1000 % 1000 == SRS_C_API_VERSION_MINOR);
+  CHECK(srs_c_api_version() % 1000 == SRS_C_API_VERSION_PATCH);
+  /* ts-fsrs: Rating.Again = 1 .. Rating.Easy = 4; State.New = 0, Learning 1, Review 2, Relearning 3. */
+  CHECK(SRS_RATING_AGAIN == 1 && SRS_RATING_HARD == 2 && SRS_RATING_GOOD == 3 && SRS_RATING_EASY == 4);
+  CHECK(SRS_STATE_NEW == 0 && SRS_STATE_LEARNING == 1 && SRS_STATE_REVIEW == 2 && SRS_STATE_RELEARNING == 3);
+  /* The constants are the ratings the functions take: Good then Easy from a new card. */
+  {
+    srs_next_states ns;
+    CHECK(srs_fsrs6_next_states(NULL, NULL, 0.9, 0, 0, &ns) == SRS_OK);
+    const double days[2] = {0, 0};
+    const int32_t ratings[2] = {SRS_RATING_GOOD, SRS_RATING_EASY};
+    srs_memory_state s;
+    CHECK(srs_fsrs6_memory_state(NULL, days, ratings, 1, &s) == SRS_OK);
+    CHECK(s.stability == ns.good.memory.stability);
+  }
+
+  CHECK(strcmp(srs_status_string(SRS_OK), "ok") == 0);
+  CHECK(strcmp(srs_status_string(SRS_INVALID_ARGUMENT), "invalid argument") == 0);
+  CHECK(strcmp(srs_status_string(SRS_INVALID_INPUT), "invalid input") == 0);
+  CHECK(strcmp(srs_status_string(SRS_CANCELLED), "cancelled") == 0);
+  CHECK(strcmp(srs_status_string(SRS_ERROR), "error") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)5), "unknown status") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)-1), "unknown status") == 0);
+  CHECK(strcmp(srs_status_string((srs_status)1000), "unknown status") == 0);
+}
+
+/* A struct of `size` bytes followed by `guard` canary bytes. */
+enum { guard = 64, canary = 0xA5 };
+static int canaries_intact(const unsigned char* buffer, size_t size) {
+  for (size_t k = size; k < size + guard; ++k) {
+    if (buffer[k] != canary) return 0;
+  }
+  return 1;
+}
+
+static void test_sized_structs(void) {
+  const int64_t ids[3] = {1, 1, 2};
+  const int64_t ts[3] = {1700000000000, 1700086400000, 1700000000000};
+  const int32_t rs[3] = {3, 3, 1};
+  double w[SRS_FSRS6_NUM_PARAMS];
+
+  /* init: struct_size and the defaults. */
+  srs_train_options o;
+  memset(&o, 0x7F, sizeof o);
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  CHECK(o.struct_size == sizeof o);
+  CHECK(o.rollover_hour == 4 && o.utc_offset_minutes == 0 && o.short_term == 1 && o.recency == 0);
+  CHECK(o.rules == SRS_FIT_BENCHMARK && o.progress == NULL && o.user_data == NULL);
+  srs_train_info info;
+  memset(&info, 0x7F, sizeof info);
+  CHECK(srs_train_info_init(&info) == SRS_OK);
+  CHECK(info.struct_size == sizeof info && info.reviews == 0 && info.items == 0);
+
+  /* NULL and sizes below the first sized layout, or absurd. */
+  CHECK(srs_train_options_init_sized(NULL, sizeof o) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "NULL") != NULL);
+  CHECK(srs_train_info_init_sized(NULL, sizeof info) == SRS_INVALID_ARGUMENT);
+  {
+    unsigned char buffer[sizeof(srs_train_options) + guard];
+    memset(buffer, canary, sizeof buffer);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, sizeof(srs_train_options) - 1) ==
+          SRS_INVALID_ARGUMENT);
+    CHECK(strstr(srs_last_error(), "struct_size") != NULL);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, 0) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_train_options_init_sized((srs_train_options*)(void*)buffer, 5000) == SRS_INVALID_ARGUMENT);
+    CHECK(canaries_intact(buffer, 0)); /* nothing written */
+  }
+  CHECK(srs_train_info_init_sized(&info, sizeof info - 1) == SRS_INVALID_ARGUMENT);
+  CHECK(srs_train_info_init_sized(&info, 4) == SRS_INVALID_ARGUMENT);
+
+  /* A train call with a struct_size too small (or never set) changes nothing. */
+  w[0] = -1;
+  o.struct_size = (uint32_t)sizeof o - 8;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "srs_train_options") != NULL);
+  o.struct_size = 0;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(w[0] == -1);
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  info.struct_size = 0;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, &info) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "srs_train_info") != NULL);
+  info.struct_size = 100000;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, &info) == SRS_INVALID_ARGUMENT);
+  CHECK(w[0] == -1);
+
+  /* Exactly sized, inside guarded buffers: written up to struct_size, not past it. */
+  {
+    unsigned char ob[sizeof(srs_train_options) + guard], ib[sizeof(srs_train_info) + guard];
+    memset(ob, canary, sizeof ob);
+    memset(ib, canary, sizeof ib);
+    srs_train_options* po = (srs_train_options*)(void*)ob;
+    srs_train_info* pi = (srs_train_info*)(void*)ib;
+    CHECK(srs_train_options_init(po) == SRS_OK);
+    CHECK(srs_train_info_init(pi) == SRS_OK);
+    po->rollover_hour = 2;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_OK);
+    CHECK(pi->struct_size == sizeof(srs_train_info) && pi->outcome == SRS_FIT_DEFAULTS && pi->reviews == 3);
+    CHECK(canaries_intact(ob, sizeof(srs_train_options)));
+    CHECK(canaries_intact(ib, sizeof(srs_train_info)));
+  }
+
+  /* A struct from a newer header (16 bytes more): its unknown fields zero by the init,
+   * accepted; set, refused (this library cannot honour them). */
+  {
+    enum { extra = 16 };
+    unsigned char ob[sizeof(srs_train_options) + extra + guard], ib[sizeof(srs_train_info) + extra + guard];
+    memset(ob, canary, sizeof ob);
+    memset(ib, canary, sizeof ib);
+    srs_train_options* po = (srs_train_options*)(void*)ob;
+    srs_train_info* pi = (srs_train_info*)(void*)ib;
+    CHECK(srs_train_options_init_sized(po, sizeof(srs_train_options) + extra) == SRS_OK);
+    CHECK(po->struct_size == sizeof(srs_train_options) + extra && po->rollover_hour == 4);
+    CHECK(ob[sizeof(srs_train_options)] == 0 && ob[sizeof(srs_train_options) + extra - 1] == 0);
+    CHECK(canaries_intact(ob, sizeof(srs_train_options) + extra));
+    CHECK(srs_train_info_init_sized(pi, sizeof(srs_train_info) + extra) == SRS_OK);
+    CHECK(canaries_intact(ib, sizeof(srs_train_info) + extra));
+    /* The app's newer output fields keep their value: the library writes only what it knows. */
+    ib[sizeof(srs_train_info) + 3] = 0x42;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_OK);
+    CHECK(pi->outcome == SRS_FIT_DEFAULTS && pi->reviews == 3);
+    CHECK(pi->struct_size == sizeof(srs_train_info) + extra);
+    CHECK(ib[sizeof(srs_train_info) + 3] == 0x42);
+    CHECK(canaries_intact(ib, sizeof(srs_train_info) + extra));
+    ob[sizeof(srs_train_options) + 5] = 1;
+    w[0] = -1;
+    CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, po, w, pi) == SRS_INVALID_ARGUMENT);
+    CHECK(strstr(srs_last_error(), "does not know") != NULL);
+    CHECK(w[0] == -1);
+  }
+
+  /* The fields inside struct_size are read: an unknown rules value is refused. */
+  CHECK(srs_train_options_init(&o) == SRS_OK);
+  o.rules = (srs_fit_rules)7;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), "rules") != NULL);
+}
+
+/* ---- The card scheduler ---------------------------------------------------- */
+
+static const int64_t t0 = 1704110400000; /* 2024-01-01 12:00 UTC */
+static const int64_t minute_ms = 60000;
+static const int64_t day_ms_c = 86400000;
+
+static int error_names(const char* what) { return strstr(srs_last_error(), what) != NULL; }
+
+static void test_card_scheduler(void) {
+  double w[SRS_FSRS6_NUM_PARAMS];
+  srs_fsrs6_default_parameters(w);
+  srs_scheduler_options o;
+  memset(&o, 0x7F, sizeof o);
+  CHECK(srs_scheduler_options_init(&o) == SRS_OK);
+  CHECK(o.struct_size == sizeof o && o.desired_retention == 0.9 && o.maximum_interval == 36500);
+  CHECK(o.parameters[0] == w[0] && o.parameters[20] == w[20]);
+  CHECK(o.learning_step_count == 2 && o.learning_steps_minutes[0] == 1 && o.learning_steps_minutes[1] == 10);
+  CHECK(o.learning_steps_minutes[2] == 0);
+  CHECK(o.relearning_step_count == 1 && o.relearning_steps_minutes[0] == 10);
+  CHECK(o.enable_fuzz == 0 && o.rollover_hour == 0 && o.utc_offset_minutes == 0 && o.reserved == 0);
+  srs_scheduler* s = NULL;
+  CHECK(srs_scheduler_create(&o, &s) == SRS_OK && s != NULL);
+
+  srs_card card;
+  memset(&card, 0x7F, sizeof card);
+  CHECK(srs_card_init(&card) == SRS_OK);
+  CHECK(card.struct_size == sizeof card && card.state == SRS_STATE_NEW && card.id == 0 && card.stability == 0);
+  CHECK(card.has_last_review == 0 && card.reps == 0 && card.due_ms == 0);
+  CHECK(srs_scheduler_new_card(s, 7, t0, &card) == SRS_OK);
+  CHECK(card.id == 7 && card.due_ms == t0 && card.state == SRS_STATE_NEW && card.difficulty == 0);
+
+  /* A new card's four outcomes. */
+  srs_card p[4];
+  srs_review_log pl[4];
+  for (int k = 0; k < 4; ++k) {
+    srs_card_init(&p[k]);
+    srs_review_log_init(&pl[k]);
+  }
+  double r = -1;
+  CHECK(srs_scheduler_retrievability(s, &card, t0, &r) == SRS_OK && r == 0);
+  CHECK(srs_scheduler_preview(s, &card, t0, p, pl) == SRS_OK);
+  CHECK(p[0].state == SRS_STATE_LEARNING && p[0].step == 0 && p[0].due_ms == t0 + minute_ms);
+  CHECK(p[0].stability == w[0] && fabs(p[0].difficulty - w[4]) < 1e-12);
+  CHECK(p[1].state == SRS_STATE_LEARNING && p[1].step == 0 && p[1].due_ms == t0 + 6 * minute_ms);
+  CHECK(p[1].stability == w[1] && fabs(p[1].difficulty - (w[4] - exp(w[5]) + 1)) < 1e-12);
+  CHECK(p[2].state == SRS_STATE_LEARNING && p[2].step == 1 && p[2].due_ms == t0 + 10 * minute_ms);
+  CHECK(p[2].stability == w[2] && fabs(p[2].difficulty - (w[4] - exp(2 * w[5]) + 1)) < 1e-12);
+  CHECK(p[3].state == SRS_STATE_REVIEW && p[3].scheduled_days == 8 && p[3].due_ms == t0 + 8 * day_ms_c);
+  CHECK(p[3].stability == w[3]);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(p[k].reps == 1 && p[k].has_last_review && p[k].last_review_ms == t0 && p[k].id == 7);
+    CHECK(pl[k].rating == k + 1 && pl[k].card_id == 7 && pl[k].review_time_ms == t0);
+    CHECK(pl[k].state == SRS_STATE_NEW && pl[k].stability == 0 && pl[k].has_last_review == 0 && pl[k].due_ms == t0);
+  }
+
+  /* Good (step 1), then Good 10 minutes later: graduates with next_states' interval. */
+  srs_card c1, c2;
+  srs_review_log l1, l2;
+  srs_card_init(&c1);
+  srs_card_init(&c2);
+  srs_review_log_init(&l1);
+  srs_review_log_init(&l2);
+  CHECK(srs_scheduler_review(s, &card, SRS_RATING_GOOD, t0, &c1, &l1) == SRS_OK);
+  CHECK(memcmp(&c1, &p[2], sizeof c1) == 0 && memcmp(&l1, &pl[2], sizeof l1) == 0); /* preview == review */
+  const int64_t t1 = t0 + 10 * minute_ms;
+  CHECK(srs_scheduler_review(s, &c1, SRS_RATING_GOOD, t1, &c2, &l2) == SRS_OK);
+  {
+    srs_memory_state m = {c1.stability, c1.difficulty};
+    srs_next_states ns;
+    CHECK(srs_fsrs6_next_states(NULL, &m, 0.9, 0, 0, &ns) == SRS_OK);
+    CHECK(c2.state == SRS_STATE_REVIEW && c2.step == 0 && c2.reps == 2 && c2.elapsed_days == 0);
+    CHECK(c2.stability == ns.good.memory.stability && c2.difficulty == ns.good.memory.difficulty);
+    CHECK(c2.scheduled_days == ns.good.interval && c2.due_ms == t1 + ns.good.interval * day_ms_c);
+    CHECK(l2.state == SRS_STATE_LEARNING && l2.step == 1 && l2.stability == c1.stability && l2.last_review_ms == t0);
+  }
+  /* R: the forgetting curve after the whole days since the last review. */
+  {
+    const int64_t later = c2.last_review_ms + 5 * day_ms_c + 3600000;
+    srs_memory_state m = {c2.stability, c2.difficulty};
+    double expected = 0;
+    CHECK(srs_fsrs6_retrievability(NULL, m, 5, &expected) == SRS_OK);
+    CHECK(srs_scheduler_retrievability(s, &c2, later, &r) == SRS_OK && r == expected && r < 1 && r > 0.5);
+  }
+  /* A lapse when due: relearning at the 10-minute step, lapses 1; output may alias the input. */
+  srs_card c3 = c2;
+  srs_review_log l3;
+  srs_review_log_init(&l3);
+  CHECK(srs_scheduler_review(s, &c3, SRS_RATING_AGAIN, c2.due_ms, &c3, &l3) == SRS_OK);
+  CHECK(c3.state == SRS_STATE_RELEARNING && c3.lapses == 1 && c3.reps == 3 && c3.due_ms == c2.due_ms + 10 * minute_ms);
+  CHECK(c3.stability < c2.stability && c3.elapsed_days == c2.scheduled_days);
+
+  /* Rollback: exactly the card before; reschedule: the step-by-step card and logs. */
+  srs_card back;
+  srs_card_init(&back);
+  CHECK(srs_scheduler_rollback(s, &c3, &l3, &back) == SRS_OK);
+  CHECK(memcmp(&back, &c2, sizeof back) == 0);
+  CHECK(srs_scheduler_rollback(s, &c3, &l2, &back) == SRS_INVALID_ARGUMENT); /* not the latest review */
+  CHECK(error_names("latest review"));
+  {
+    const int64_t times[3] = {t0, t1, c2.due_ms};
+    const int32_t ratings[3] = {3, 3, 1};
+    srs_card rc;
+    srs_review_log rl[3];
+    srs_card_init(&rc);
+    for (int k = 0; k < 3; ++k) srs_review_log_init(&rl[k]);
+    CHECK(srs_scheduler_reschedule(s, 7, times, ratings, 3, &rc, rl) == SRS_OK);
+    CHECK(memcmp(&rc, &c3, sizeof rc) == 0);
+    CHECK(memcmp(&rl[0], &l1, sizeof l1) == 0 && memcmp(&rl[1], &l2, sizeof l2) == 0 && memcmp(&rl[2], &l3, sizeof l3) == 0);
+    CHECK(srs_scheduler_reschedule(s, 7, times, ratings, 3, &rc, NULL) == SRS_OK);
+    const int32_t bad[3] = {3, 5, 1};
+    CHECK(srs_scheduler_reschedule(s, 7, times, bad, 3, &rc, NULL) == SRS_INVALID_ARGUMENT && error_names("ratings[1]"));
+    const int64_t unordered[3] = {t1, t0, c2.due_ms};
+    CHECK(srs_scheduler_reschedule(s, 7, unordered, ratings, 3, &rc, NULL) == SRS_INVALID_ARGUMENT &&
+          error_names("time order"));
+    CHECK(srs_scheduler_reschedule(s, 7, times, ratings, 0, &rc, NULL) == SRS_INVALID_ARGUMENT && error_names("n "));
+    CHECK(srs_scheduler_reschedule(s, 7, NULL, ratings, 3, &rc, NULL) == SRS_INVALID_ARGUMENT && error_names("times_ms"));
+    CHECK(srs_scheduler_reschedule(s, 7, times, NULL, 3, &rc, NULL) == SRS_INVALID_ARGUMENT && error_names("ratings"));
+    srs_review_log_init(&rl[2]);
+    rl[2].struct_size = 8; /* the elements differ */
+    CHECK(srs_scheduler_reschedule(s, 7, times, ratings, 3, &rc, rl) == SRS_INVALID_ARGUMENT && error_names("out_logs[2]"));
+    CHECK(memcmp(&rc, &c3, sizeof rc) == 0); /* untouched by the failed calls */
+  }
+
+  /* Forget: new again, due now, last review kept; counts reset on request. */
+  {
+    srs_card f;
+    srs_card_init(&f);
+    const int64_t now = c3.due_ms + day_ms_c;
+    CHECK(srs_scheduler_forget(s, &c3, now, 0, &f) == SRS_OK);
+    CHECK(f.state == SRS_STATE_NEW && f.stability == 0 && f.difficulty == 0 && f.due_ms == now && f.step == 0);
+    CHECK(f.reps == 3 && f.lapses == 1 && f.has_last_review && f.last_review_ms == c3.last_review_ms);
+    CHECK(srs_scheduler_forget(s, &c3, now, 1, &f) == SRS_OK);
+    CHECK(f.reps == 0 && f.lapses == 0);
+    CHECK(srs_scheduler_retrievability(s, &f, now, &r) == SRS_OK && r == 0);
+  }
+  srs_scheduler_free(s);
+  srs_scheduler_free(NULL);
+
+  /* Created without options: the defaults, same results. */
+  CHECK(srs_scheduler_create(NULL, &s) == SRS_OK);
+  {
+    srs_card d;
+    srs_card_init(&d);
+    CHECK(srs_scheduler_review(s, &card, SRS_RATING_GOOD, t0, &d, NULL) == SRS_OK);
+    CHECK(memcmp(&d, &c1, sizeof d) == 0);
+  }
+  srs_scheduler_free(s);
+}
+
+static void test_card_scheduler_errors(void) {
+  srs_scheduler* s = NULL;
+  srs_scheduler* const sentinel = (srs_scheduler*)(void*)&s;
+  srs_scheduler_options o;
+  srs_scheduler* out = sentinel;
+  CHECK(srs_scheduler_create(NULL, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+  /* Each bad option is refused, named, and *out untouched. */
+#define BAD_OPTION(assign, name)                                              \
+  do {                                                                        \
+    srs_scheduler_options_init(&o);                                           \
+    assign;                                                                   \
+    CHECK(srs_scheduler_create(&o, &out) == SRS_INVALID_ARGUMENT);            \
+    CHECK(error_names(name));                                                 \
+    CHECK(out == sentinel);                                                   \
+  } while (0)
+  BAD_OPTION(o.struct_size = 0, "struct_size");
+  BAD_OPTION(o.struct_size = sizeof o - 4, "srs_scheduler_options");
+  BAD_OPTION(o.desired_retention = 1.5, "desired_retention");
+  BAD_OPTION(o.desired_retention = 0, "desired_retention");
+  BAD_OPTION(o.learning_step_count = SRS_SCHEDULER_MAX_STEPS + 1, "learning_step_count");
+  BAD_OPTION(o.relearning_step_count = -1, "relearning_step_count");
+  BAD_OPTION(o.learning_steps_minutes[1] = 0, "learning_steps[1]");
+  BAD_OPTION(o.relearning_steps_minutes[0] = -5, "relearning_steps[0]");
+  BAD_OPTION(o.maximum_interval = 0, "maximum_interval");
+  BAD_OPTION(o.rollover_hour = 24, "rollover_hour");
+  BAD_OPTION(o.utc_offset_minutes = 1500, "utc_offset_minutes");
+  BAD_OPTION(o.parameters[3] = NAN, "parameters[3]");
+  BAD_OPTION(o.reserved = 1, "reserved");
+#undef BAD_OPTION
+  CHECK(srs_scheduler_options_init_sized(NULL, sizeof o) == SRS_INVALID_ARGUMENT);
+  CHECK(srs_scheduler_options_init_sized(&o, 8) == SRS_INVALID_ARGUMENT);
+  CHECK(srs_card_init_sized(NULL, sizeof(srs_card)) == SRS_INVALID_ARGUMENT);
+  CHECK(srs_review_log_init_sized(NULL, sizeof(srs_review_log)) == SRS_INVALID_ARGUMENT);
+  /* Options from a newer header (longer): a zero tail accepted, a set byte refused. */
+  {
+    enum { extra = 16 };
+    unsigned char ob[sizeof(srs_scheduler_options) + extra + guard];
+    memset(ob, canary, sizeof ob);
+    srs_scheduler_options* po = (srs_scheduler_options*)(void*)ob;
+    CHECK(srs_scheduler_options_init_sized(po, sizeof(srs_scheduler_options) + extra) == SRS_OK);
+    CHECK(canaries_intact(ob, sizeof(srs_scheduler_options) + extra) && ob[sizeof(srs_scheduler_options)] == 0);
+    CHECK(srs_scheduler_create(po, &s) == SRS_OK);
+    srs_scheduler_free(s);
+    ob[sizeof(srs_scheduler_options) + 3] = 1;
+    CHECK(srs_scheduler_create(po, &out) == SRS_INVALID_ARGUMENT && error_names("does not know") && out == sentinel);
+  }
+  /* A step count below the array's use ignores the rest; steps past the count are not read. */
+  srs_scheduler_options_init(&o);
+  o.learning_step_count = 1;
+  o.learning_steps_minutes[1] = -3;
+  CHECK(srs_scheduler_create(&o, &s) == SRS_OK);
+
+  srs_card card, out_card;
+  srs_card_init(&card);
+  CHECK(srs_scheduler_new_card(s, 1, t0, &card) == SRS_OK);
+  srs_card_init(&out_card);
+  out_card.id = -99;
+  srs_review_log log;
+  srs_review_log_init(&log);
+  CHECK(srs_scheduler_review(NULL, &card, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("scheduler"));
+  CHECK(srs_scheduler_review(s, NULL, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("card is NULL"));
+  CHECK(srs_scheduler_review(s, &card, 0, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("rating"));
+  CHECK(srs_scheduler_review(s, &card, 5, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("got 5"));
+  CHECK(srs_scheduler_review(s, &card, 3, t0, NULL, NULL) == SRS_INVALID_ARGUMENT && error_names("out_card is NULL"));
+  out_card.struct_size = 0;
+  CHECK(srs_scheduler_review(s, &card, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("out_card"));
+  srs_card_init(&out_card);
+  out_card.id = -99;
+  log.struct_size = 3;
+  CHECK(srs_scheduler_review(s, &card, 3, t0, &out_card, &log) == SRS_INVALID_ARGUMENT && error_names("out_log"));
+  CHECK(out_card.id == -99); /* nothing written when the log is refused */
+  CHECK(srs_scheduler_new_card(s, 1, t0, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+  CHECK(srs_scheduler_new_card(s, 1, INT64_MAX, &out_card) == SRS_INVALID_ARGUMENT && error_names("now"));
+  {
+    srs_card bad = card;
+    bad.state = 9;
+    CHECK(srs_scheduler_review(s, &bad, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("state 9"));
+    bad.state = SRS_STATE_REVIEW; /* a review card without a memory state */
+    CHECK(srs_scheduler_review(s, &bad, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT &&
+          error_names("no memory state"));
+    bad.stability = -1;
+    bad.difficulty = 5;
+    CHECK(srs_scheduler_review(s, &bad, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT &&
+          error_names("stability > 0"));
+    bad.stability = 3;
+    bad.difficulty = 11;
+    CHECK(srs_scheduler_retrievability(s, &bad, t0, NULL) == SRS_INVALID_ARGUMENT && error_names("difficulty"));
+    bad.difficulty = 5;
+    bad.has_last_review = 1;
+    bad.last_review_ms = t0 + day_ms_c;
+    CHECK(srs_scheduler_review(s, &bad, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT &&
+          error_names("before its last review"));
+    bad.last_review_ms = INT64_MIN;
+    CHECK(srs_scheduler_review(s, &bad, 3, t0, &out_card, NULL) == SRS_INVALID_ARGUMENT && error_names("last_review_ms"));
+    bad.last_review_ms = t0;
+    bad.step = -1;
+    CHECK(srs_scheduler_forget(s, &bad, t0, 0, &out_card) == SRS_INVALID_ARGUMENT && error_names("step"));
+    bad.step = 0;
+    double r = -1;
+    CHECK(srs_scheduler_retrievability(s, &bad, t0, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+    CHECK(srs_scheduler_retrievability(s, &bad, t0 + day_ms_c, &r) == SRS_OK && r > 0.5 && r < 1);
+    bad.struct_size = 16;
+    CHECK(srs_scheduler_retrievability(s, &bad, t0, &r) == SRS_INVALID_ARGUMENT && error_names("card: struct_size 16"));
+  }
+  CHECK(out_card.id == -99);
+  /* Preview: every element initialized with one size. */
+  {
+    srs_card p[4];
+    for (int k = 0; k < 4; ++k) srs_card_init(&p[k]);
+    p[2].struct_size = 0;
+    CHECK(srs_scheduler_preview(s, &card, t0, p, NULL) == SRS_INVALID_ARGUMENT && error_names("out_cards[2]"));
+    CHECK(srs_scheduler_preview(s, &card, t0, NULL, NULL) == SRS_INVALID_ARGUMENT && error_names("out_cards is NULL"));
+    srs_card_init(&p[2]);
+    srs_review_log pl[4];
+    for (int k = 0; k < 4; ++k) srs_review_log_init(&pl[k]);
+    pl[0].struct_size = 1;
+    CHECK(srs_scheduler_preview(s, &card, t0, p, pl) == SRS_INVALID_ARGUMENT && error_names("out_logs[0]"));
+    CHECK(p[0].reps == 0); /* untouched */
+  }
+  /* Rollback: a log of another card, a bad log. */
+  {
+    srs_card c1;
+    srs_card_init(&c1);
+    srs_review_log_init(&log);
+    CHECK(srs_scheduler_review(s, &card, 3, t0, &c1, &log) == SRS_OK);
+    srs_review_log other = log;
+    other.card_id = 2;
+    CHECK(srs_scheduler_rollback(s, &c1, &other, &out_card) == SRS_INVALID_ARGUMENT && error_names("card 2"));
+    other = log;
+    other.rating = 0;
+    CHECK(srs_scheduler_rollback(s, &c1, &other, &out_card) == SRS_INVALID_ARGUMENT && error_names("log: rating"));
+    other = log;
+    other.state = -1;
+    CHECK(srs_scheduler_rollback(s, &c1, &other, &out_card) == SRS_INVALID_ARGUMENT && error_names("log: state"));
+    other = log;
+    other.reserved = 2;
+    CHECK(srs_scheduler_rollback(s, &c1, &other, &out_card) == SRS_INVALID_ARGUMENT && error_names("reserved"));
+    CHECK(srs_scheduler_rollback(s, &c1, NULL, &out_card) == SRS_INVALID_ARGUMENT && error_names("log is NULL"));
+    CHECK(srs_scheduler_rollback(s, &c1, &log, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+    CHECK(out_card.id == -99);
+  }
+  srs_scheduler_free(s);
+}
+
+/* The struct_size rules on srs_card and srs_review_log. */
+static void test_card_sizes(void) {
+  srs_scheduler* s = NULL;
+  CHECK(srs_scheduler_create(NULL, &s) == SRS_OK);
+  enum { extra = 16 };
+  unsigned char cb[sizeof(srs_card) + extra + guard], ob[sizeof(srs_card) + extra + guard];
+  unsigned char lb[sizeof(srs_review_log) + extra + guard];
+  memset(cb, canary, sizeof cb);
+  memset(ob, canary, sizeof ob);
+  memset(lb, canary, sizeof lb);
+  srs_card* c = (srs_card*)(void*)cb;
+  srs_card* o = (srs_card*)(void*)ob;
+  srs_review_log* l = (srs_review_log*)(void*)lb;
+  /* Exactly sized: written up to struct_size, not past it. */
+  CHECK(srs_card_init(c) == SRS_OK && canaries_intact(cb, sizeof(srs_card)));
+  CHECK(srs_card_init(o) == SRS_OK);
+  CHECK(srs_review_log_init(l) == SRS_OK && canaries_intact(lb, sizeof(srs_review_log)));
+  CHECK(srs_scheduler_new_card(s, 3, t0, c) == SRS_OK && canaries_intact(cb, sizeof(srs_card)));
+  CHECK(srs_scheduler_review(s, c, 4, t0, o, l) == SRS_OK);
+  CHECK(canaries_intact(ob, sizeof(srs_card)) && canaries_intact(lb, sizeof(srs_review_log)));
+  CHECK(o->state == SRS_STATE_REVIEW && l->rating == 4);
+  /* A newer header's longer structs: zero tails accepted, the app's extra output bytes kept. */
+  memset(cb, canary, sizeof cb);
+  memset(ob, canary, sizeof ob);
+  memset(lb, canary, sizeof lb);
+  CHECK(srs_card_init_sized(c, sizeof(srs_card) + extra) == SRS_OK);
+  CHECK(cb[sizeof(srs_card)] == 0 && cb[sizeof(srs_card) + extra - 1] == 0);
+  CHECK(canaries_intact(cb, sizeof(srs_card) + extra));
+  CHECK(srs_card_init_sized(o, sizeof(srs_card) + extra) == SRS_OK);
+  CHECK(srs_review_log_init_sized(l, sizeof(srs_review_log) + extra) == SRS_OK);
+  ob[sizeof(srs_card) + 2] = 0x42;
+  CHECK(srs_scheduler_new_card(s, 3, t0, c) == SRS_OK);
+  CHECK(srs_scheduler_review(s, c, 4, t0, o, l) == SRS_OK);
+  CHECK(o->struct_size == sizeof(srs_card) + extra && o->state == SRS_STATE_REVIEW);
+  CHECK(ob[sizeof(srs_card) + 2] == 0x42 && canaries_intact(ob, sizeof(srs_card) + extra));
+  CHECK(canaries_intact(lb, sizeof(srs_review_log) + extra));
+  /* ... and refused when a field this library does not know is set. */
+  cb[sizeof(srs_card) + 1] = 1;
+  CHECK(srs_scheduler_review(s, c, 4, t0, o, l) == SRS_INVALID_ARGUMENT && error_names("does not know"));
+  CHECK(error_names("card"));
+  /* Too small, or never initialized. */
+  {
+    srs_card small;
+    srs_card_init(&small);
+    CHECK(srs_card_init_sized(&small, sizeof small - 4) == SRS_INVALID_ARGUMENT && error_names("srs_card"));
+    small.struct_size = sizeof small - 4;
+    CHECK(srs_scheduler_new_card(s, 1, t0, &small) == SRS_INVALID_ARGUMENT && error_names("out: struct_size"));
+    srs_review_log lg;
+    CHECK(srs_review_log_init_sized(&lg, 4) == SRS_INVALID_ARGUMENT && error_names("srs_review_log"));
+  }
+  srs_scheduler_free(s);
+}
+
 int main(void) {
+  test_versions_and_constants();
+  test_sized_structs();
   test_scheduler();
   test_errors();
   test_training();
+  test_card_scheduler();
+  test_card_scheduler_errors();
+  test_card_sizes();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

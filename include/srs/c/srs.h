@@ -4,8 +4,8 @@
  * The C API of srs (shared library `srs_c`, CMake target srs::c): FSRS-6's
  * scheduler and in-process training for apps written in C or any language
  * with a C FFI. A thin layer over the C++ library: srs::sched (memory_state,
- * retrievability, next_interval, next_states, fit) with srs::models::Fsrs6,
- * the benchmark's FSRS-6.
+ * retrievability, next_interval, next_states, fit, and the card scheduler
+ * Scheduler) with srs::models::Fsrs6, the benchmark's FSRS-6.
  *
  * Conventions:
  *  - Every function returns an srs_status; SRS_OK (0) on success. On failure
@@ -28,6 +28,21 @@
  *    a day starts at `rollover_hour` local time, local time = UTC +
  *    `utc_offset_minutes`), then trains as srs::sched::fit.
  *
+ *  - Structs the app allocates and that may grow (srs_train_options,
+ *    srs_train_info, srs_scheduler_options, srs_card, srs_review_log) start
+ *    with `struct_size`, set by their init macro (srs_train_options_init,
+ *    srs_train_info_init, ...) to the size the app was
+ *    compiled with. The library reads and writes only that many bytes; fields
+ *    an older app does not have take their defaults. A struct_size below the
+ *    first sized layout (0.2.0) is SRS_INVALID_ARGUMENT. The value structs
+ *    (srs_memory_state, srs_item_state, srs_next_states) never change.
+ *  - Compatibility (docs/c-api.md): an app built against this header runs with
+ *    any libsrs_c of the same SRS_C_API_VERSION_MAJOR and a minor version at
+ *    least this header's (check srs_c_api_version() at startup). Apps built
+ *    against the 0.1.0 header (no struct_size) keep working: its symbols
+ *    srs_train_options_init and srs_fsrs6_train are still exported with their
+ *    0.1.0 layouts; this header maps those names to the sized entry points.
+ *
  * Thread safety: every function may be called from any thread; calls share no
  * state except the per-thread error message.
  */
@@ -35,7 +50,7 @@
 #define SRS_C_SRS_H
 
 #include <stddef.h> /* size_t */
-#include <stdint.h> /* int32_t, int64_t */
+#include <stdint.h> /* int32_t, int64_t, uint32_t */
 
 #if defined(_WIN32)
 #if defined(SRS_C_BUILDING)
@@ -51,8 +66,37 @@
 extern "C" {
 #endif
 
+/* The version of the C API this header declares (docs/c-api.md: what each part
+ * promises). MAJOR is the shared library's SOVERSION. */
+#define SRS_C_API_VERSION_MAJOR 0
+#define SRS_C_API_VERSION_MINOR 2
+#define SRS_C_API_VERSION_PATCH 0
+/** A version as one number, major * 1000000 + minor * 1000 + patch. */
+#define SRS_C_API_MAKE_VERSION(major, minor, patch) ((major) * 1000000 + (minor) * 1000 + (patch))
+/** This header's version as one number (compare with srs_c_api_version()). */
+#define SRS_C_API_VERSION \
+  SRS_C_API_MAKE_VERSION(SRS_C_API_VERSION_MAJOR, SRS_C_API_VERSION_MINOR, SRS_C_API_VERSION_PATCH)
+
 /** Number of FSRS-6 parameters. */
 #define SRS_FSRS6_NUM_PARAMS 21
+
+/** The answer buttons, numbered as Anki, ts-fsrs and fsrs-rs number them
+ *  (0 is a manual entry in a review log, never an answer). */
+typedef enum srs_rating {
+  SRS_RATING_AGAIN = 1,
+  SRS_RATING_HARD = 2,
+  SRS_RATING_GOOD = 3,
+  SRS_RATING_EASY = 4
+} srs_rating;
+
+/** The states of a card, numbered as ts-fsrs's State and py-fsrs's State
+ *  (py-fsrs has no New: its cards start in Learning). */
+typedef enum srs_card_state {
+  SRS_STATE_NEW = 0,
+  SRS_STATE_LEARNING = 1,
+  SRS_STATE_REVIEW = 2,
+  SRS_STATE_RELEARNING = 3
+} srs_card_state;
 
 /** Result of every call. */
 typedef enum srs_status {
@@ -61,6 +105,7 @@ typedef enum srs_status {
   SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time) */
   SRS_CANCELLED = 3,        /**< training cancelled by the progress callback */
   SRS_ERROR = 4             /**< anything else (out of memory, internal error) */
+  /* Later minor versions may add codes: treat every nonzero code as a failure. */
 } srs_status;
 
 /** An FSRS-6 memory state: stability (days) and difficulty (1..10). */
@@ -99,8 +144,10 @@ typedef enum srs_fit_outcome {
   SRS_FIT_DEFAULTS = 2              /**< too little data: the defaults */
 } srs_fit_outcome;
 
-/** Options of srs_fsrs6_train; initialize with srs_train_options_init. */
+/** Options of srs_fsrs6_train. Initialize with srs_train_options_init(&options),
+ *  which sets struct_size and the defaults, then set the fields to change. */
 typedef struct srs_train_options {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
   int32_t rollover_hour;      /**< hour a new day starts, 0..23 (default 4) */
   int32_t utc_offset_minutes; /**< local time - UTC in minutes (default 0) */
   int32_t short_term;         /**< nonzero: same-day reviews in the histories (default 1) */
@@ -108,17 +155,30 @@ typedef struct srs_train_options {
   srs_fit_rules rules;        /**< default SRS_FIT_BENCHMARK */
   srs_progress_fn progress;   /**< NULL: no progress */
   void* user_data;            /**< passed to progress */
+  /* Later minor versions add fields here only. */
 } srs_train_options;
 
-/** What srs_fsrs6_train did (optional output). */
+/** What srs_fsrs6_train did (optional output). Initialize with
+ *  srs_train_info_init(&info) before the call. */
 typedef struct srs_train_info {
+  uint32_t struct_size;    /**< sizeof the struct as the app was compiled (set by the init) */
   srs_fit_outcome outcome;
   size_t reviews; /**< reviews kept by the builder's rules */
   size_t items;   /**< training items after the data rules */
+  /* Later minor versions add fields here only. */
 } srs_train_info;
 
 /** The library version, e.g. "0.1.0". */
 SRS_C_API const char* srs_version(void);
+
+/** The C API version of the loaded library, as SRS_C_API_MAKE_VERSION numbers it.
+ *  An app built against this header needs the same major version and a minor
+ *  version at least SRS_C_API_VERSION_MINOR. Since 0.2.0. */
+SRS_C_API uint32_t srs_c_api_version(void);
+
+/** A static description of a status ("ok", "invalid argument", ...); an unknown
+ *  code gives "unknown status". Never NULL. Since 0.2.0. */
+SRS_C_API const char* srs_status_string(srs_status status);
 
 /** The message of the last failed call on this thread ("" if none). */
 SRS_C_API const char* srs_last_error(void);
@@ -144,18 +204,180 @@ SRS_C_API srs_status srs_fsrs6_next_states(const double* params, const srs_memor
                                            double desired_retention, double elapsed_days, int32_t max_interval,
                                            srs_next_states* out);
 
-/** Default training options. */
-SRS_C_API void srs_train_options_init(srs_train_options* options);
+/** Writes the default options and struct_size = size into the first `size`
+ *  bytes of *options (bytes past this library's struct are zeroed). size must
+ *  be at least the 0.2.0 struct's size. Call it through srs_train_options_init.
+ *  Since 0.2.0. */
+SRS_C_API srs_status srs_train_options_init_sized(srs_train_options* options, size_t size);
+/** Default training options: srs_train_options_init(&options). */
+#define srs_train_options_init(options) srs_train_options_init_sized((options), sizeof *(options))
+
+/** Sets struct_size = size and zeroes the rest of the first `size` bytes of *info.
+ *  Call it through srs_train_info_init. Since 0.2.0. */
+SRS_C_API srs_status srs_train_info_init_sized(srs_train_info* info, size_t size);
+/** An empty srs_train_info: srs_train_info_init(&info). */
+#define srs_train_info_init(info) srs_train_info_init_sized((info), sizeof *(info))
 
 /** Train FSRS-6 on n reviews given as parallel arrays: card ids, times (ms
  *  since the Unix epoch), ratings (1..4; 0 = manual entry, ignored) and
  *  optionally Anki review kinds (0 learning, 1 review, 2 relearning,
  *  3 filtered, 4 manual, 5 rescheduled; NULL = unknown: every card keeps its
- *  whole history). options NULL = defaults. Lack of data is not an error:
- *  out_params then holds the defaults (or the S0 fit), and info says so. */
-SRS_C_API srs_status srs_fsrs6_train(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
-                                     const int32_t* kinds, size_t n, const srs_train_options* options,
-                                     double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info);
+ *  whole history). options NULL = defaults; info NULL = not wanted. Lack of
+ *  data is not an error: out_params then holds the defaults (or the S0 fit),
+ *  and info says so. Call it as srs_fsrs6_train. Since 0.2.0 (the symbol
+ *  srs_fsrs6_train is 0.1.0's, for the unsized structs). */
+SRS_C_API srs_status srs_fsrs6_train_v2(const int64_t* card_ids, const int64_t* times_ms, const int32_t* ratings,
+                                        const int32_t* kinds, size_t n, const srs_train_options* options,
+                                        double out_params[SRS_FSRS6_NUM_PARAMS], srs_train_info* info);
+#define srs_fsrs6_train srs_fsrs6_train_v2
+
+/* ---- The card scheduler (srs::sched::Scheduler<srs::models::Fsrs6>) -------
+ * A card's life cycle as ts-fsrs 5.4 runs it (docs/scheduler.md): new ->
+ * learning steps -> review -> (lapse) relearning steps -> review. Times are ms
+ * since the Unix epoch; days start at rollover_hour local time (UTC +
+ * utc_offset_minutes). The sized structs below (srs_scheduler_options,
+ * srs_card, srs_review_log) follow the struct_size rules above: initialize
+ * each with its init macro, inputs and outputs alike; the library reads and
+ * writes only struct_size bytes. An output may be the same struct as the
+ * input (e.g. srs_scheduler_review(s, &card, 3, now, &card, NULL)).
+ * Since 0.2.0. */
+
+/** Most learning or relearning steps an srs_scheduler_options holds. */
+#define SRS_SCHEDULER_MAX_STEPS 16
+
+/** Options of srs_scheduler_create. Initialize with
+ *  srs_scheduler_options_init(&options) (struct_size and ts-fsrs's defaults),
+ *  then set the fields to change. The arrays are inline: the struct is a plain
+ *  value with no pointer whose lifetime matters; the scheduler copies it. */
+typedef struct srs_scheduler_options {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t maximum_interval;   /**< days, >= 1 (default 36500) */
+  double parameters[SRS_FSRS6_NUM_PARAMS]; /**< FSRS-6 parameters (default: srs_fsrs6_default_parameters) */
+  double desired_retention;   /**< in (0, 1] (default 0.9) */
+  int32_t learning_step_count;                              /**< 0..SRS_SCHEDULER_MAX_STEPS (default 2) */
+  int32_t learning_steps_minutes[SRS_SCHEDULER_MAX_STEPS];  /**< each >= 1 (default 1, 10) */
+  int32_t relearning_step_count;                            /**< 0..SRS_SCHEDULER_MAX_STEPS (default 1) */
+  int32_t relearning_steps_minutes[SRS_SCHEDULER_MAX_STEPS]; /**< each >= 1 (default 10) */
+  int32_t enable_fuzz;        /**< nonzero: Anki's fuzz ranges, seeded by card id and reps (default 0) */
+  int32_t rollover_hour;      /**< hour a new day starts, 0..23 (default 0, ts-fsrs's midnight) */
+  int32_t utc_offset_minutes; /**< local time - UTC in minutes, -1440..1440 (default 0) */
+  int32_t reserved;           /**< 0 (keeps the struct free of end padding, see docs/c-api.md) */
+  /* Later minor versions add fields here only. */
+} srs_scheduler_options;
+
+/** A card as the app stores it. A new card (srs_card_init, or
+ *  srs_scheduler_new_card) has state SRS_STATE_NEW and stability = difficulty
+ *  = 0 (no memory state); every other state has stability > 0 and difficulty
+ *  in [1, 10]. */
+typedef struct srs_card {
+  uint32_t struct_size;    /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t state;           /**< SRS_STATE_* */
+  int64_t id;              /**< the app's card id (seeds the fuzz) */
+  double stability;        /**< days; 0 when the card has no memory state */
+  double difficulty;       /**< 1..10; 0 when the card has no memory state */
+  int64_t due_ms;          /**< when the card is next due */
+  int64_t last_review_ms;  /**< the last review (meaningful when has_last_review) */
+  int32_t has_last_review; /**< 0 before the first review */
+  int32_t step;            /**< index of the current (re)learning step */
+  int32_t reps;            /**< reviews so far */
+  int32_t lapses;          /**< Again answers in review state */
+  int32_t scheduled_days;  /**< interval set by the last review (0 for a step under a day) */
+  int32_t elapsed_days;    /**< days between the last review and the one before */
+  /* Later minor versions add fields here only. */
+} srs_card;
+
+/** One review: the answer, its time, the days it counted and set, and the
+ *  card's fields before it (what srs_scheduler_rollback restores). */
+typedef struct srs_review_log {
+  uint32_t struct_size;    /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t rating;          /**< SRS_RATING_* */
+  int64_t card_id;
+  int64_t review_time_ms;
+  int32_t elapsed_days;    /**< days since the previous review (0 for a new card) */
+  int32_t scheduled_days;  /**< the interval this review set (0 for a step under a day) */
+  /* The card before the review: */
+  int32_t state;
+  int32_t step;
+  double stability;        /**< 0 when the card had no memory state */
+  double difficulty;
+  int64_t due_ms;
+  int64_t last_review_ms;
+  int32_t has_last_review;
+  int32_t last_scheduled_days;
+  int32_t last_elapsed_days;
+  int32_t reserved;        /**< 0 (keeps the struct free of end padding, see docs/c-api.md) */
+  /* Later minor versions add fields here only. */
+} srs_review_log;
+
+/** A scheduler: the options, validated and copied. Immutable; any number of
+ *  threads may use one at once. */
+typedef struct srs_scheduler srs_scheduler;
+
+/** Writes the default options (ts-fsrs's: FSRS-6 defaults, retention 0.9,
+ *  steps 1 and 10 minutes, relearning 10 minutes, 36500 days, no fuzz, days
+ *  from midnight UTC) and struct_size = size into the first `size` bytes.
+ *  Call it through srs_scheduler_options_init. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_options_init_sized(srs_scheduler_options* options, size_t size);
+#define srs_scheduler_options_init(options) srs_scheduler_options_init_sized((options), sizeof *(options))
+
+/** An empty new card (id 0, due 0, every field 0, state SRS_STATE_NEW) with
+ *  struct_size = size. Call it through srs_card_init. Since 0.2.0. */
+SRS_C_API srs_status srs_card_init_sized(srs_card* card, size_t size);
+#define srs_card_init(card) srs_card_init_sized((card), sizeof *(card))
+
+/** An empty log (every field 0) with struct_size = size. Call it through
+ *  srs_review_log_init. Since 0.2.0. */
+SRS_C_API srs_status srs_review_log_init_sized(srs_review_log* log, size_t size);
+#define srs_review_log_init(log) srs_review_log_init_sized((log), sizeof *(log))
+
+/** A scheduler with `options` (NULL: the defaults) into *out; free it with
+ *  srs_scheduler_free. An invalid option is SRS_INVALID_ARGUMENT naming it.
+ *  Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_create(const srs_scheduler_options* options, srs_scheduler** out);
+
+/** Frees a scheduler (NULL: nothing). Since 0.2.0. */
+SRS_C_API void srs_scheduler_free(srs_scheduler* scheduler);
+
+/** A new card `id`, due at now_ms, into *out (initialized by srs_card_init).
+ *  Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_new_card(const srs_scheduler* scheduler, int64_t id, int64_t now_ms,
+                                            srs_card* out);
+
+/** The card after answering `rating` (1..4) at now_ms into *out_card, and the
+ *  review's log into *out_log (NULL: not wanted). now_ms must not be before
+ *  the card's last review. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_review(const srs_scheduler* scheduler, const srs_card* card, int32_t rating,
+                                          int64_t now_ms, srs_card* out_card, srs_review_log* out_log);
+
+/** What each answer at now_ms would give: out_cards[0..3] the card after
+ *  Again, Hard, Good, Easy (each equal to srs_scheduler_review's), out_logs
+ *  (NULL: not wanted) their logs. Each array holds 4 initialized structs of
+ *  one struct_size (the array's stride). Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_preview(const srs_scheduler* scheduler, const srs_card* card, int64_t now_ms,
+                                           srs_card* out_cards, srs_review_log* out_logs);
+
+/** P(recall) of the card at now_ms: 0 for a new card, else the forgetting
+ *  curve after the whole 24-hour periods since the last review. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_retrievability(const srs_scheduler* scheduler, const srs_card* card,
+                                                  int64_t now_ms, double* out);
+
+/** The card as new again, due at now_ms (last review kept); reps and lapses
+ *  set to 0 when reset_counts is nonzero. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_forget(const srs_scheduler* scheduler, const srs_card* card, int64_t now_ms,
+                                          int32_t reset_counts, srs_card* out);
+
+/** The card before the review of `log` (undo); `log` must be the card's
+ *  latest review. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_rollback(const srs_scheduler* scheduler, const srs_card* card,
+                                            const srs_review_log* log, srs_card* out);
+
+/** Card `card_id` rebuilt from its n >= 1 reviews (times non-decreasing,
+ *  ratings 1..4), as reviewing a new card created at the first time with each
+ *  in turn; out_logs (NULL: not wanted) receives the n logs, an array of n
+ *  initialized structs of one struct_size. Since 0.2.0. */
+SRS_C_API srs_status srs_scheduler_reschedule(const srs_scheduler* scheduler, int64_t card_id,
+                                              const int64_t* times_ms, const int32_t* ratings, size_t n,
+                                              srs_card* out, srs_review_log* out_logs);
 
 #ifdef __cplusplus
 }
