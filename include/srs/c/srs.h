@@ -4,8 +4,9 @@
  * The C API of srs (shared library `srs_c`, CMake target srs::c): FSRS-6's
  * scheduler and in-process training for apps written in C or any language
  * with a C FFI. A thin layer over the C++ library: srs::sched (memory_state,
- * retrievability, next_interval, next_states, fit, and the card scheduler
- * Scheduler) with srs::models::Fsrs6, the benchmark's FSRS-6.
+ * retrievability, next_interval, next_states, fit, the card scheduler
+ * Scheduler, memory_state_from_sm2, evaluate, simulate, optimal_retention)
+ * with srs::models::Fsrs6, the benchmark's FSRS-6.
  *
  * Conventions:
  *  - Every function returns an srs_status; SRS_OK (0) on success. On failure
@@ -29,7 +30,9 @@
  *    `utc_offset_minutes`), then trains as srs::sched::fit.
  *
  *  - Structs the app allocates and that may grow (srs_train_options,
- *    srs_train_info, srs_scheduler_options, srs_card, srs_review_log) start
+ *    srs_train_info, srs_scheduler_options, srs_card, srs_review_log,
+ *    srs_sm2_card, srs_evaluate_options, srs_evaluation, srs_simulator_config,
+ *    srs_simulation_summary, srs_retention_options, srs_retention_result) start
  *    with `struct_size`, set by their init macro (srs_train_options_init,
  *    srs_train_info_init, ...) to the size the app was
  *    compiled with. The library reads and writes only that many bytes; fields
@@ -102,8 +105,8 @@ typedef enum srs_card_state {
 typedef enum srs_status {
   SRS_OK = 0,               /**< success */
   SRS_INVALID_ARGUMENT = 1, /**< a NULL pointer, a rating outside 1..4, a retention outside (0, 1], ... */
-  SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time) */
-  SRS_CANCELLED = 3,        /**< training cancelled by the progress callback */
+  SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time), or nothing to evaluate */
+  SRS_CANCELLED = 3,        /**< cancelled by the progress callback (training, evaluation, retention search) */
   SRS_ERROR = 4             /**< anything else (out of memory, internal error) */
   /* Later minor versions may add codes: treat every nonzero code as a failure. */
 } srs_status;
@@ -128,7 +131,8 @@ typedef struct srs_next_states {
   srs_item_state easy;
 } srs_next_states;
 
-/** Training progress: return nonzero to continue, 0 to cancel. */
+/** Progress of training, evaluation or a retention search (step done of
+ *  total): return nonzero to continue, 0 to cancel (SRS_CANCELLED). */
 typedef int (*srs_progress_fn)(void* user_data, size_t step, size_t total);
 
 /** Which data rules training applies (srs::sched::FitRules). */
