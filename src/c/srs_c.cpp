@@ -20,7 +20,9 @@
 #include <cstdint>    // std::int32_t, std::int64_t, std::uint32_t
 #include <cstring>    // std::memcpy, std::memset
 #include <exception>  // std::exception
+#include <limits>     // std::numeric_limits
 #include <new>        // std::bad_alloc
+#include <numeric>    // std::accumulate
 #include <optional>   // std::optional
 #include <span>       // std::span
 #include <string>     // std::string
@@ -32,8 +34,10 @@
 #include <srs/data/revlog_builder.hpp>  // srs::data::kind_unknown
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/sched/card_scheduler.hpp>  // srs::sched::Scheduler, Card, ReviewLog, SchedulerOptions
+#include <srs/sched/evaluate.hpp>       // srs::sched::evaluate, EvaluateOptions
 #include <srs/sched/fit.hpp>            // srs::sched::fit, revlog_from_reviews, Cancelled
-#include <srs/sched/scheduler.hpp>      // srs::sched::memory_state, retrievability, next_interval, next_states
+#include <srs/sched/scheduler.hpp>      // srs::sched::memory_state, retrievability, next_interval, next_states, memory_state_from_sm2
+#include <srs/sched/simulator.hpp>      // srs::sched::simulate, optimal_retention, SimulatorConfig
 #include <srs/version.hpp>              // srs::version_string
 
 namespace {
@@ -59,6 +63,8 @@ srs_status guarded(F&& f) {
   } catch (const srs::UsageError& e) {
     return fail(SRS_INVALID_ARGUMENT, e.what());
   } catch (const srs::InputError& e) {
+    return fail(SRS_INVALID_INPUT, e.what());
+  } catch (const srs::NotEnoughData& e) {  // review data with nothing to evaluate
     return fail(SRS_INVALID_INPUT, e.what());
   } catch (const std::bad_alloc&) {
     return fail(SRS_ERROR, "out of memory");
@@ -194,6 +200,27 @@ struct Info_0_1_0 {
   std::size_t items;
 };
 
+/// The data rules an app's int names (srs_fit_rules values).
+srs::sched::FitRules fit_rules_of(int rules) {
+  if (rules != SRS_FIT_BENCHMARK && rules != SRS_FIT_FSRS_RS) {
+    throw srs::UsageError("unknown rules " + std::to_string(rules) + " (SRS_FIT_BENCHMARK 0 or SRS_FIT_FSRS_RS 1)");
+  }
+  return rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
+}
+
+/// The revlog of an app's raw reviews (srs_fsrs6_train's and srs_fsrs6_evaluate's arrays).
+srs::data::Revlog revlog_of(const std::int64_t* card_ids, const std::int64_t* times_ms, const std::int32_t* ratings,
+                            const std::int32_t* kinds, std::size_t n, std::int32_t rollover_hour,
+                            std::int32_t utc_offset_minutes) {
+  std::vector<srs::sched::Review> reviews(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
+    reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
+  }
+  return srs::sched::revlog_from_reviews(reviews,
+                                         {.rollover_hour = rollover_hour, .utc_offset_minutes = utc_offset_minutes});
+}
+
 /// srs_fsrs6_train of any version: the options as this library knows them.
 void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std::int32_t* ratings,
            const std::int32_t* kinds, std::size_t n, const srs_train_options& opt, double* out_params,
@@ -201,21 +228,13 @@ void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std
   require(out_params != nullptr, "out_params is NULL");
   require(n == 0 || (card_ids != nullptr && times_ms != nullptr && ratings != nullptr),
           "card_ids, times_ms or ratings is NULL");
-  const int rules = enum_value(opt.rules);
-  if (rules != SRS_FIT_BENCHMARK && rules != SRS_FIT_FSRS_RS) {
-    throw srs::UsageError("unknown rules " + std::to_string(rules) + " (SRS_FIT_BENCHMARK 0 or SRS_FIT_FSRS_RS 1)");
-  }
+  const srs::sched::FitRules rules = fit_rules_of(enum_value(opt.rules));
 
-  std::vector<srs::sched::Review> reviews(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
-    reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
-  }
-  const srs::data::Revlog log = srs::sched::revlog_from_reviews(
-      reviews, {.rollover_hour = opt.rollover_hour, .utc_offset_minutes = opt.utc_offset_minutes});
+  const srs::data::Revlog log = revlog_of(card_ids, times_ms, ratings, kinds, n, opt.rollover_hour,
+                                          opt.utc_offset_minutes);
 
   srs::sched::FitOptions fo;
-  fo.rules = rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
+  fo.rules = rules;
   fo.short_term = opt.short_term != 0;
   fo.recency = opt.recency != 0;
   if (opt.progress) {
@@ -445,6 +464,136 @@ class OutArray {
   unsigned char* base_;
   std::size_t stride_ = 0;
 };
+
+
+// ---- Migration and tuning ---------------------------------------------------
+
+// The 0.2.0 layouts, each ending without padding (a later field starts at the old sizeof).
+constexpr std::size_t sm2_card_min_size = offsetof(srs_sm2_card, interval_days) + sizeof(double);
+constexpr std::size_t evaluate_options_min_size = offsetof(srs_evaluate_options, user_data) + sizeof(void*);
+constexpr std::size_t evaluation_min_size = offsetof(srs_evaluation, items) + sizeof(std::size_t);
+constexpr std::size_t simulator_config_min_size = offsetof(srs_simulator_config, relearning_step_count) +
+                                                  sizeof(std::uint32_t);
+constexpr std::size_t simulation_summary_min_size = offsetof(srs_simulation_summary, learned_per_day) +
+                                                    sizeof(std::uint64_t*);
+constexpr std::size_t retention_options_min_size = offsetof(srs_retention_options, user_data) + sizeof(void*);
+constexpr std::size_t retention_result_min_size = offsetof(srs_retention_result, simulations) +
+                                                  sizeof(std::uint64_t);
+static_assert(sm2_card_min_size == sizeof(srs_sm2_card) && evaluate_options_min_size == sizeof(srs_evaluate_options) &&
+                  evaluation_min_size == sizeof(srs_evaluation) &&
+                  simulator_config_min_size == sizeof(srs_simulator_config) &&
+                  simulation_summary_min_size == sizeof(srs_simulation_summary) &&
+                  retention_options_min_size == sizeof(srs_retention_options) &&
+                  retention_result_min_size == sizeof(srs_retention_result),
+              "the sized structs have no end padding (a later field must start at the old sizeof)");
+
+srs_sm2_card sm2_card_defaults() {
+  srs_sm2_card c{};
+  c.struct_size = sizeof(srs_sm2_card);
+  c.ease_factor = srs::sched::Sm2Card{}.ease_factor;
+  c.interval_days = 0;
+  return c;
+}
+
+srs_evaluate_options default_evaluate_options() {
+  const srs::sched::EvaluateOptions e;
+  const srs::sched::DayOptions d;
+  srs_evaluate_options o{};
+  o.struct_size = sizeof(srs_evaluate_options);
+  o.rollover_hour = d.rollover_hour;
+  o.utc_offset_minutes = d.utc_offset_minutes;
+  o.short_term = e.short_term ? 1 : 0;
+  o.recency = e.recency ? 1 : 0;
+  o.rules = e.rules == srs::sched::FitRules::fsrs_rs ? SRS_FIT_FSRS_RS : SRS_FIT_BENCHMARK;
+  o.progress = nullptr;
+  o.user_data = nullptr;
+  return o;
+}
+
+std::uint64_t limit_to_c(std::size_t v) { return v == srs::sched::no_limit ? SRS_NO_LIMIT : v; }
+
+/// The C configuration of srs::sched::SimulatorConfig{} (fsrs-rs's defaults).
+srs_simulator_config default_simulator_config() {
+  const srs::sched::SimulatorConfig d;
+  srs_simulator_config c{};
+  c.struct_size = sizeof(srs_simulator_config);
+  c.max_interval = d.max_interval;
+  c.deck_size = d.deck_size;
+  c.learn_span = d.learn_span;
+  c.max_cost_per_day = d.max_cost_per_day;
+  c.learn_limit = limit_to_c(d.learn_limit);
+  c.review_limit = limit_to_c(d.review_limit);
+  c.new_cards_ignore_review_limit = d.new_cards_ignore_review_limit ? 1 : 0;
+  c.suspend_after_lapses = d.suspend_after_lapses.value_or(0);
+  for (std::size_t k = 0; k < 4; ++k) c.first_rating_prob[k] = d.first_rating_prob[k];
+  for (std::size_t k = 0; k < 3; ++k) c.review_rating_prob[k] = d.review_rating_prob[k];
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      c.learning_step_transitions[r][k] = d.learning_step_transitions[r][k];
+      c.relearning_step_transitions[r][k] = d.relearning_step_transitions[r][k];
+      c.state_rating_costs[r][k] = d.state_rating_costs[r][k];
+    }
+  }
+  c.learning_step_count = static_cast<std::uint32_t>(d.learning_step_count);
+  c.relearning_step_count = static_cast<std::uint32_t>(d.relearning_step_count);
+  return c;
+}
+
+/// A count or limit from C as a size_t (SRS_NO_LIMIT: no limit where allowed).
+std::size_t size_of_c(std::uint64_t v, const char* field, bool limit) {
+  if (limit && v == SRS_NO_LIMIT) return srs::sched::no_limit;
+  if (v > std::numeric_limits<std::size_t>::max()) {
+    throw srs::UsageError(std::string(field) + " " + std::to_string(v) + " does not fit a size_t on this platform");
+  }
+  return static_cast<std::size_t>(v);
+}
+
+/// The C++ configuration of the app's `config` (NULL: the defaults); its values
+/// are checked by srs::sched::validate, which names the field.
+srs::sched::SimulatorConfig simulator_config_of(const srs_simulator_config* config) {
+  const srs_simulator_config c =
+      config ? read_sized(*config, default_simulator_config(), simulator_config_min_size, "config",
+                          "srs_simulator_config")
+             : default_simulator_config();
+  srs::sched::SimulatorConfig out;
+  out.deck_size = size_of_c(c.deck_size, "config: deck_size", false);
+  out.learn_span = size_of_c(c.learn_span, "config: learn_span", false);
+  out.max_cost_per_day = c.max_cost_per_day;
+  out.max_interval = c.max_interval;
+  out.learn_limit = size_of_c(c.learn_limit, "config: learn_limit", true);
+  out.review_limit = size_of_c(c.review_limit, "config: review_limit", true);
+  out.new_cards_ignore_review_limit = c.new_cards_ignore_review_limit != 0;
+  if (c.suspend_after_lapses > 0) out.suspend_after_lapses = c.suspend_after_lapses;
+  for (std::size_t k = 0; k < 4; ++k) out.first_rating_prob[k] = c.first_rating_prob[k];
+  for (std::size_t k = 0; k < 3; ++k) out.review_rating_prob[k] = c.review_rating_prob[k];
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      out.learning_step_transitions[r][k] = c.learning_step_transitions[r][k];
+      out.relearning_step_transitions[r][k] = c.relearning_step_transitions[r][k];
+      out.state_rating_costs[r][k] = c.state_rating_costs[r][k];
+    }
+  }
+  out.learning_step_count = c.learning_step_count;
+  out.relearning_step_count = c.relearning_step_count;
+  return out;
+}
+
+srs_retention_options default_retention_options() {
+  const srs::sched::RetentionOptions d;
+  srs_retention_options o{};
+  o.struct_size = sizeof(srs_retention_options);
+  o.samples = d.samples;
+  o.first_seed = d.first_seed;
+  return o;
+}
+
+/// Checks that the output `out` (the argument `arg`, a struct `type`) is initialized.
+template <class T>
+T& out_sized(T* out, std::size_t min_size, const char* arg, const char* type) {
+  if (!out) throw srs::UsageError(std::string(arg) + " is NULL");
+  require_size(out->struct_size, min_size, arg, type);
+  return *out;
+}
 
 const Scheduler& scheduler_of(const srs_scheduler* s);
 
@@ -685,6 +834,158 @@ srs_status srs_scheduler_reschedule(const srs_scheduler* scheduler, int64_t card
     if (logs) {
       for (std::size_t k = 0; k < n; ++k) logs->write(k, log_to_c(r.logs[k]));
     }
+  });
+}
+
+
+srs_status srs_sm2_card_init_sized(srs_sm2_card* card, size_t size) {
+  return guarded([&] { init_sized(card, size, sm2_card_defaults(), sm2_card_min_size, "srs_sm2_card"); });
+}
+
+srs_status srs_fsrs6_memory_state_from_sm2(const double* params, const srs_sm2_card* card, double sm2_retention,
+                                           srs_memory_state* out) {
+  return guarded([&] {
+    require(card != nullptr, "card is NULL");
+    require(out != nullptr, "out is NULL");
+    const srs_sm2_card c = read_sized(*card, sm2_card_defaults(), sm2_card_min_size, "card", "srs_sm2_card");
+    require(c.reserved == 0, "card: reserved must be 0");
+    const auto w = params_of(params);
+    *out = to_c(srs::sched::memory_state_from_sm2(Fsrs6{}, w, srs::sched::Sm2Card{c.ease_factor, c.interval_days},
+                                                  srs::sched::Sm2Retention{sm2_retention}));
+  });
+}
+
+srs_status srs_fsrs6_memory_state_from(const double* params, srs_memory_state start, const double* elapsed_days,
+                                       const int32_t* ratings, size_t n, srs_memory_state* out) {
+  return guarded([&] {
+    require(out != nullptr, "out is NULL");
+    require(n == 0 || (elapsed_days != nullptr && ratings != nullptr), "elapsed_days or ratings is NULL");
+    std::vector<srs::data::Step> h(n);
+    for (std::size_t k = 0; k < n; ++k) h[k] = {elapsed_days[k], ratings[k]};
+    const auto w = params_of(params);
+    *out = to_c(srs::sched::memory_state(Fsrs6{}, w, h, State{start.stability, start.difficulty}));
+  });
+}
+
+srs_status srs_evaluate_options_init_sized(srs_evaluate_options* options, size_t size) {
+  return guarded([&] {
+    init_sized(options, size, default_evaluate_options(), evaluate_options_min_size, "srs_evaluate_options");
+  });
+}
+
+srs_status srs_evaluation_init_sized(srs_evaluation* evaluation, size_t size) {
+  return guarded([&] { init_sized(evaluation, size, srs_evaluation{}, evaluation_min_size, "srs_evaluation"); });
+}
+
+srs_status srs_fsrs6_evaluate(const double* params, const int64_t* card_ids, const int64_t* times_ms,
+                              const int32_t* ratings, const int32_t* kinds, size_t n,
+                              const srs_evaluate_options* options, srs_evaluation* out) {
+  return guarded([&] {
+    const srs_evaluate_options opt =
+        options ? read_sized(*options, default_evaluate_options(), evaluate_options_min_size, "options",
+                             "srs_evaluate_options")
+                : default_evaluate_options();
+    srs_evaluation& dst = out_sized(out, evaluation_min_size, "out", "srs_evaluation");
+    require(n == 0 || (card_ids != nullptr && times_ms != nullptr && ratings != nullptr),
+            "card_ids, times_ms or ratings is NULL");
+    srs::sched::EvaluateOptions eo;
+    eo.rules = fit_rules_of(opt.rules);
+    eo.short_term = opt.short_term != 0;
+    eo.recency = opt.recency != 0;
+    if (opt.progress) {
+      eo.progress = [&opt](const srs::sched::FitProgress& p) { return opt.progress(opt.user_data, p.step, p.total) != 0; };
+    }
+    const srs::data::Revlog log =
+        revlog_of(card_ids, times_ms, ratings, kinds, n, opt.rollover_hour, opt.utc_offset_minutes);
+    const auto w = params_of(params);
+    const srs::sched::Evaluation e = srs::sched::evaluate(Fsrs6{}, w, log, eo);
+    srs_evaluation r{};
+    r.log_loss = e.log_loss;
+    r.rmse_bins = e.rmse_bins;
+    r.reviews = log.rows.size();
+    r.items = e.reviews;
+    write_sized(dst, r);
+  });
+}
+
+srs_status srs_simulator_config_init_sized(srs_simulator_config* config, size_t size) {
+  return guarded([&] {
+    init_sized(config, size, default_simulator_config(), simulator_config_min_size, "srs_simulator_config");
+  });
+}
+
+srs_status srs_simulation_summary_init_sized(srs_simulation_summary* summary, size_t size) {
+  return guarded([&] {
+    init_sized(summary, size, srs_simulation_summary{}, simulation_summary_min_size, "srs_simulation_summary");
+  });
+}
+
+srs_status srs_retention_options_init_sized(srs_retention_options* options, size_t size) {
+  return guarded([&] {
+    init_sized(options, size, default_retention_options(), retention_options_min_size, "srs_retention_options");
+  });
+}
+
+srs_status srs_retention_result_init_sized(srs_retention_result* result, size_t size) {
+  return guarded([&] {
+    init_sized(result, size, srs_retention_result{}, retention_result_min_size, "srs_retention_result");
+  });
+}
+
+srs_status srs_fsrs6_simulate(const double* params, double desired_retention, const srs_simulator_config* config,
+                              uint64_t seed, srs_simulation_summary* out) {
+  return guarded([&] {
+    const srs::sched::SimulatorConfig cfg = simulator_config_of(config);
+    require(out != nullptr, "out is NULL");
+    // The app's arrays are inputs: read under the input rules (a series of a newer header refused).
+    const srs_simulation_summary in =
+        read_sized(*out, srs_simulation_summary{}, simulation_summary_min_size, "out", "srs_simulation_summary");
+    const auto w = params_of(params);
+    const srs::sched::SimulationResult r = srs::sched::simulate(Fsrs6{}, w, desired_retention, cfg, seed);
+    srs_simulation_summary s = in;
+    s.reserved = 0;
+    s.memorized = r.memorized();
+    s.cost = r.total_cost();
+    s.cost_per_memorized = r.cost_per_memorized();
+    s.reviews = r.total_reviews();
+    s.learned = r.total_learned();
+    s.correct = std::accumulate(r.correct_count_per_day.begin(), r.correct_count_per_day.end(), std::uint64_t{0});
+    for (std::size_t d = 0; d < cfg.learn_span; ++d) {
+      if (in.memorized_per_day) in.memorized_per_day[d] = r.memorized_per_day[d];
+      if (in.cost_per_day) in.cost_per_day[d] = r.cost_per_day[d];
+      if (in.reviews_per_day) in.reviews_per_day[d] = r.review_count_per_day[d];
+      if (in.learned_per_day) in.learned_per_day[d] = r.learn_count_per_day[d];
+    }
+    write_sized(*out, s);
+  });
+}
+
+srs_status srs_fsrs6_optimal_retention(const double* params, const srs_simulator_config* config,
+                                       const srs_retention_options* options, srs_retention_result* out) {
+  return guarded([&] {
+    const srs::sched::SimulatorConfig cfg = simulator_config_of(config);
+    const srs_retention_options opt =
+        options ? read_sized(*options, default_retention_options(), retention_options_min_size, "options",
+                             "srs_retention_options")
+                : default_retention_options();
+    require(opt.reserved == 0, "options: reserved must be 0");
+    srs_retention_result& dst = out_sized(out, retention_result_min_size, "out", "srs_retention_result");
+    srs::sched::RetentionOptions ro;
+    ro.samples = size_of_c(opt.samples, "options: samples", false);
+    ro.first_seed = opt.first_seed;
+    if (opt.progress) {
+      ro.progress = [&opt](const srs::sched::RetentionProgress& p) {
+        return opt.progress(opt.user_data, p.step, p.total) != 0;
+      };
+    }
+    const auto w = params_of(params);
+    const srs::sched::RetentionResult r = srs::sched::optimal_retention(Fsrs6{}, w, cfg, ro);
+    srs_retention_result res{};
+    res.retention = r.retention;
+    res.cost_per_memorized = r.cost_per_memorized;
+    res.evaluations = r.evaluations;
+    res.simulations = r.simulations;
+    write_sized(dst, res);
   });
 }
 

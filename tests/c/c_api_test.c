@@ -36,7 +36,7 @@
  *   (tests/c/abi/ checks an app built against the 0.1.0 header.) */
 #include <srs/c/srs.h>
 
-#include <math.h>   /* fabs, exp, NAN */
+#include <math.h>   /* fabs, exp, log, pow, sqrt, NAN, INFINITY */
 #include <stdint.h> /* int32_t, int64_t, uint64_t */
 #include <stdio.h>  /* printf, fprintf */
 #include <stdlib.h> /* malloc, free */
@@ -743,6 +743,455 @@ static void test_card_sizes(void) {
   srs_scheduler_free(s);
 }
 
+
+/* ---- Migration and tuning ---------------------------------------------------- */
+
+/* FSRS-6's forgetting curve with the default parameters, by hand:
+ * R(t, S) = (1 + F t / S)^(-w20), F = 0.9^(-1/w20) - 1. */
+static double curve(const double* w, double t, double s) {
+  const double f = pow(0.9, -1.0 / w[20]) - 1.0;
+  return pow(1.0 + f * t / s, -w[20]);
+}
+
+static void test_migration(void) {
+  double w[SRS_FSRS6_NUM_PARAMS];
+  srs_fsrs6_default_parameters(w);
+  srs_sm2_card card;
+  memset(&card, 0x7F, sizeof card);
+  CHECK(srs_sm2_card_init(&card) == SRS_OK);
+  CHECK(card.struct_size == sizeof card && card.ease_factor == 2.5 && card.interval_days == 0 && card.reserved == 0);
+  /* fsrs-rs v6.5.0's unit-test values (inference.rs test_memory_from_sm2, default parameters). */
+  {
+    const double cases[4][5] = {{2.5, 10, 0.9, 10.0, 6.9140563},
+                                {2.5, 10, 0.8, 3.01572, 9.393428},
+                                {2.5, 10, 0.95, 24.841097, 1.2974405},
+                                {1.3, 20, 0.9, 20.0, 10.0}};
+    for (int k = 0; k < 4; ++k) {
+      srs_memory_state st = {0, 0};
+      card.ease_factor = cases[k][0];
+      card.interval_days = cases[k][1];
+      CHECK(srs_fsrs6_memory_state_from_sm2(NULL, &card, cases[k][2], &st) == SRS_OK);
+      /* fsrs-rs computes in f32: 1e-6 relative (plus 1e-6 absolute), as the C++ test's. */
+      CHECK(fabs(st.stability - cases[k][3]) < 1e-6 * (1 + fabs(cases[k][3])));
+      CHECK(fabs(st.difficulty - cases[k][4]) < 1e-6 * (1 + fabs(cases[k][4])));
+    }
+  }
+  /* The conversion's definition: R(interval) = the SM-2 retention, and a Good review then
+   * multiplies S by the ease. */
+  card.ease_factor = 2.2;
+  card.interval_days = 15;
+  srs_memory_state st;
+  CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.85, &st) == SRS_OK);
+  CHECK(fabs(curve(w, 15, st.stability) - 0.85) < 1e-12);
+  {
+    srs_next_states ns;
+    CHECK(srs_fsrs6_next_states(w, &st, 0.9, 15, 0, &ns) == SRS_OK);
+    CHECK(fabs(ns.good.memory.stability / st.stability - 2.2) < 1e-12);
+    /* ... which is what srs_fsrs6_memory_state_from gives for that review. */
+    const double days[1] = {15};
+    const int32_t good[1] = {SRS_RATING_GOOD};
+    srs_memory_state after;
+    CHECK(srs_fsrs6_memory_state_from(w, st, days, good, 1, &after) == SRS_OK);
+    CHECK(after.stability == ns.good.memory.stability && after.difficulty == ns.good.memory.difficulty);
+  }
+  /* Continuing a history from the state its first reviews left equals replaying it whole. */
+  {
+    const double days[5] = {0, 1, 3, 8, 0};
+    const int32_t ratings[5] = {3, 1, 3, 2, 3};
+    srs_memory_state whole, head, rest, same;
+    CHECK(srs_fsrs6_memory_state(w, days, ratings, 5, &whole) == SRS_OK);
+    CHECK(srs_fsrs6_memory_state(w, days, ratings, 2, &head) == SRS_OK);
+    CHECK(srs_fsrs6_memory_state_from(w, head, days + 2, ratings + 2, 3, &rest) == SRS_OK);
+    CHECK(rest.stability == whole.stability && rest.difficulty == whole.difficulty);
+    CHECK(srs_fsrs6_memory_state_from(NULL, head, NULL, NULL, 0, &same) == SRS_OK); /* n = 0: the start */
+    CHECK(same.stability == head.stability && same.difficulty == head.difficulty);
+  }
+  /* Errors, outputs untouched. */
+  {
+    srs_memory_state out = {-7, -7};
+    card.ease_factor = 2500; /* Anki's stored factor, not the ease */
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.9, &out) == SRS_INVALID_ARGUMENT && error_names("ease_factor"));
+    card.ease_factor = 2.5;
+    card.interval_days = 0;
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.9, &out) == SRS_INVALID_ARGUMENT && error_names("interval"));
+    card.interval_days = 10;
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 1.0, &out) == SRS_INVALID_ARGUMENT && error_names("Sm2Retention"));
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, NULL, 0.9, &out) == SRS_INVALID_ARGUMENT && error_names("card is NULL"));
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.9, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+    card.reserved = 1;
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.9, &out) == SRS_INVALID_ARGUMENT && error_names("reserved"));
+    card.reserved = 0;
+    card.struct_size = 8;
+    CHECK(srs_fsrs6_memory_state_from_sm2(w, &card, 0.9, &out) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_sm2_card"));
+    CHECK(srs_sm2_card_init_sized(&card, 8) == SRS_INVALID_ARGUMENT && srs_sm2_card_init_sized(NULL, 24) != SRS_OK);
+    const double days[2] = {1, -1};
+    const int32_t ratings[2] = {3, 5};
+    const srs_memory_state good = {5, 5}, bad_s = {0, 5}, bad_d = {5, 11};
+    CHECK(srs_fsrs6_memory_state_from(w, bad_s, days, ratings, 1, &out) == SRS_INVALID_ARGUMENT &&
+          error_names("stability"));
+    CHECK(srs_fsrs6_memory_state_from(w, bad_d, days, ratings, 1, &out) == SRS_INVALID_ARGUMENT &&
+          error_names("difficulty"));
+    CHECK(srs_fsrs6_memory_state_from(w, good, days, ratings, 2, &out) == SRS_INVALID_ARGUMENT &&
+          error_names("rating"));
+    {
+      const int32_t ok[2] = {3, 3};
+      CHECK(srs_fsrs6_memory_state_from(w, good, days, ok, 2, &out) == SRS_INVALID_ARGUMENT &&
+            error_names("interval"));
+    }
+    CHECK(srs_fsrs6_memory_state_from(w, good, NULL, ratings, 1, &out) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_fsrs6_memory_state_from(w, good, days, ratings, 1, NULL) == SRS_INVALID_ARGUMENT);
+    CHECK(out.stability == -7 && out.difficulty == -7);
+  }
+}
+
+static void test_evaluate(void) {
+  double w[SRS_FSRS6_NUM_PARAMS];
+  srs_fsrs6_default_parameters(w);
+  srs_evaluate_options o;
+  memset(&o, 0x7F, sizeof o);
+  CHECK(srs_evaluate_options_init(&o) == SRS_OK);
+  CHECK(o.struct_size == sizeof o && o.rollover_hour == 4 && o.utc_offset_minutes == 0 && o.short_term == 1);
+  CHECK(o.recency == 0 && o.rules == SRS_FIT_BENCHMARK && o.progress == NULL && o.user_data == NULL);
+  srs_evaluation e;
+  memset(&e, 0x7F, sizeof e);
+  CHECK(srs_evaluation_init(&e) == SRS_OK);
+  CHECK(e.struct_size == sizeof e && e.log_loss == 0 && e.rmse_bins == 0 && e.reviews == 0 && e.items == 0);
+
+  /* Two cards, by hand (fsrs-rs's rules, which keep every review after a card's first day):
+   * card 1 Good then Good `gap` days later (p1 = R(gap, w2)), card 2 Again then Good 1 day later
+   * (p2 = R(1, w0)); both recalled: log loss = -(ln p1 + ln p2) / 2. The interval bins are
+   * 2.48 * 3.62^floor(ln t / ln 3.62): a gap of 2 days shares the bin of 1 day (RMSE(bins) =
+   * 1 - (p1 + p2) / 2), a gap of 4 days does not (sqrt(((1 - p1)^2 + (1 - p2)^2) / 2)). */
+  for (int gap = 2; gap <= 4; gap += 2) {
+    const int64_t ids[4] = {1, 2, 1, 2};
+    const int64_t ts[4] = {t0, t0 + 1000, t0 + gap * day_ms_c, t0 + day_ms_c};
+    const int32_t rs[4] = {3, 1, 3, 3};
+    const double p1 = curve(w, gap, w[2]), p2 = curve(w, 1, w[0]);
+    const double loss = -(log(p1) + log(p2)) / 2;
+    const double rmse = gap == 2 ? 1 - (p1 + p2) / 2 : sqrt(((1 - p1) * (1 - p1) + (1 - p2) * (1 - p2)) / 2);
+    o.rules = SRS_FIT_FSRS_RS;
+    CHECK(srs_fsrs6_evaluate(NULL, ids, ts, rs, NULL, 4, &o, &e) == SRS_OK);
+    CHECK(e.reviews == 4 && e.items == 2);
+    CHECK(fabs(e.log_loss - loss) < 1e-12 && fabs(e.rmse_bins - rmse) < 1e-12);
+    /* The benchmark's outlier filter drops groups this small: nothing left to evaluate. */
+    o.rules = SRS_FIT_BENCHMARK;
+    CHECK(srs_fsrs6_evaluate(NULL, ids, ts, rs, NULL, 4, &o, &e) == SRS_INVALID_INPUT && error_names("no data"));
+  }
+
+  /* A simulated log: the metrics of the defaults (which made it) and of other parameters. */
+  enum { cap = 6000 };
+  int64_t* card_ids = (int64_t*)malloc(cap * sizeof(int64_t));
+  int64_t* times = (int64_t*)malloc(cap * sizeof(int64_t));
+  int32_t* ratings = (int32_t*)malloc(cap * sizeof(int32_t));
+  const size_t n = simulate(card_ids, times, ratings, cap, 200, 100);
+  CHECK(n > 500);
+  srs_evaluate_options_init(&o);
+  progress_log log = {0, 0, 0, 0};
+  o.progress = on_progress;
+  o.user_data = &log;
+  CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e) == SRS_OK);
+  CHECK(e.reviews == n && e.items > 0 && e.items < n);
+  CHECK(e.log_loss > 0.1 && e.log_loss < 1 && e.rmse_bins > 0 && e.rmse_bins < 0.2);
+  CHECK(log.calls >= 2 && log.last_step == e.items && log.total == e.items);
+  {
+    double far[SRS_FSRS6_NUM_PARAMS];
+    srs_evaluation e2;
+    srs_evaluation_init(&e2);
+    memcpy(far, w, sizeof far);
+    far[0] = far[1] = far[2] = far[3] = 0.01; /* tiny first stabilities: a worse fit */
+    CHECK(srs_fsrs6_evaluate(far, card_ids, times, ratings, NULL, n, NULL, &e2) == SRS_OK);
+    CHECK(e2.log_loss > e.log_loss && e2.items == e.items);
+    o.recency = 1; /* weighted: other values, same items */
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e2) == SRS_OK);
+    CHECK(e2.items == e.items && e2.log_loss != e.log_loss);
+    o.recency = 0;
+  }
+  /* Cancelled from the callback, output untouched. */
+  {
+    srs_evaluation e3;
+    srs_evaluation_init(&e3);
+    e3.log_loss = -1;
+    log.cancel_at = 1;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e3) == SRS_CANCELLED);
+    CHECK(e3.log_loss == -1 && error_names("cancelled"));
+    log.cancel_at = 0;
+  }
+  /* Errors. */
+  {
+    srs_evaluation e4;
+    srs_evaluation_init(&e4);
+    e4.items = 77;
+    const int64_t ids[2] = {1, 1};
+    const int64_t same[2] = {t0, t0};
+    const int32_t rs[2] = {3, 3};
+    CHECK(srs_fsrs6_evaluate(w, ids, same, rs, NULL, 2, NULL, &e4) == SRS_INVALID_INPUT); /* same time twice */
+    {
+      srs_evaluate_options fr;
+      srs_evaluate_options_init(&fr);
+      fr.rules = SRS_FIT_FSRS_RS;
+      CHECK(srs_fsrs6_evaluate(w, ids, same, rs, NULL, 1, &fr, &e4) == SRS_INVALID_INPUT &&
+            error_names("no reviews to evaluate"));
+    }
+    CHECK(srs_fsrs6_evaluate(w, ids, same, rs, NULL, 0, NULL, &e4) == SRS_INVALID_INPUT);
+    {
+      const int32_t bad[2] = {3, 7};
+      const int64_t ts[2] = {t0, t0 + day_ms_c};
+      CHECK(srs_fsrs6_evaluate(w, ids, ts, bad, NULL, 2, NULL, &e4) == SRS_INVALID_ARGUMENT && error_names("ratings"));
+    }
+    CHECK(srs_fsrs6_evaluate(w, NULL, same, rs, NULL, 2, NULL, &e4) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, NULL, NULL) == SRS_INVALID_ARGUMENT &&
+          error_names("out is NULL"));
+    o.rules = 9;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e4) == SRS_INVALID_ARGUMENT &&
+          error_names("rules 9"));
+    srs_evaluate_options_init(&o);
+    o.rollover_hour = 24;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e4) == SRS_INVALID_ARGUMENT);
+    srs_evaluate_options_init(&o);
+    o.struct_size = 12;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e4) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_evaluate_options"));
+    srs_evaluate_options_init(&o);
+    e4.struct_size = 0;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, &o, &e4) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_evaluation"));
+    CHECK(e4.items == 77);
+    CHECK(srs_evaluate_options_init_sized(&o, 8) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_evaluation_init_sized(&e4, 8) == SRS_INVALID_ARGUMENT);
+  }
+  /* Sizes: nothing written past struct_size; a newer, longer struct with zero tail accepted. */
+  {
+    enum { extra = 16 };
+    unsigned char ob[sizeof(srs_evaluate_options) + extra + guard], eb[sizeof(srs_evaluation) + extra + guard];
+    memset(ob, canary, sizeof ob);
+    memset(eb, canary, sizeof eb);
+    srs_evaluate_options* po = (srs_evaluate_options*)(void*)ob;
+    srs_evaluation* pe = (srs_evaluation*)(void*)eb;
+    CHECK(srs_evaluate_options_init(po) == SRS_OK && canaries_intact(ob, sizeof(srs_evaluate_options)));
+    CHECK(srs_evaluation_init(pe) == SRS_OK && canaries_intact(eb, sizeof(srs_evaluation)));
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, po, pe) == SRS_OK);
+    CHECK(canaries_intact(eb, sizeof(srs_evaluation)) && pe->log_loss == e.log_loss);
+    memset(ob, canary, sizeof ob);
+    memset(eb, canary, sizeof eb);
+    CHECK(srs_evaluate_options_init_sized(po, sizeof(srs_evaluate_options) + extra) == SRS_OK);
+    CHECK(srs_evaluation_init_sized(pe, sizeof(srs_evaluation) + extra) == SRS_OK);
+    eb[sizeof(srs_evaluation) + 1] = 0x42;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, po, pe) == SRS_OK);
+    CHECK(pe->rmse_bins == e.rmse_bins && eb[sizeof(srs_evaluation) + 1] == 0x42);
+    CHECK(canaries_intact(eb, sizeof(srs_evaluation) + extra));
+    ob[sizeof(srs_evaluate_options) + 3] = 1;
+    CHECK(srs_fsrs6_evaluate(w, card_ids, times, ratings, NULL, n, po, pe) == SRS_INVALID_ARGUMENT &&
+          error_names("does not know"));
+  }
+  free(card_ids);
+  free(times);
+  free(ratings);
+}
+
+static void test_simulate(void) {
+  srs_simulator_config c;
+  memset(&c, 0x7F, sizeof c);
+  CHECK(srs_simulator_config_init(&c) == SRS_OK);
+  /* fsrs-rs's defaults (SimulatorConfig::default()). */
+  CHECK(c.struct_size == sizeof c && c.deck_size == 10000 && c.learn_span == 365 && c.max_cost_per_day == 1800);
+  CHECK(c.max_interval == 36500 && c.learn_limit == SRS_NO_LIMIT && c.review_limit == SRS_NO_LIMIT);
+  CHECK(c.new_cards_ignore_review_limit == 1 && c.suspend_after_lapses == 0);
+  CHECK(c.first_rating_prob[0] == 0.24 && c.first_rating_prob[3] == 0.171 && c.review_rating_prob[1] == 0.631);
+  CHECK(c.learning_step_transitions[0][0] == 0.3686 && c.relearning_step_transitions[2][3] == 0.0244);
+  CHECK(c.state_rating_costs[0][0] == 19.58 && c.state_rating_costs[2][3] == 8.03);
+  CHECK(c.learning_step_count == 2 && c.relearning_step_count == 1);
+  srs_simulation_summary s;
+  memset(&s, 0x7F, sizeof s);
+  CHECK(srs_simulation_summary_init(&s) == SRS_OK);
+  CHECK(s.struct_size == sizeof s && s.memorized == 0 && s.reviews == 0 && s.memorized_per_day == NULL);
+
+  /* By hand: 10 new cards a day, no steps, each new card costs 1 s and a review 0 s, no daily
+   * cost limit: 200 cards are learned on days 0..19, 10 each, and the cost is 200 s. */
+  enum { span = 30 };
+  c.deck_size = 200;
+  c.learn_span = span;
+  c.learn_limit = 10;
+  c.max_cost_per_day = INFINITY;
+  c.learning_step_count = 0;
+  c.relearning_step_count = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 4; ++k) c.state_rating_costs[r][k] = r == 0 ? 1.0 : 0.0;
+  double memorized[span], cost[span];
+  uint64_t reviews[span], learned[span];
+  s.memorized_per_day = memorized;
+  s.cost_per_day = cost;
+  s.reviews_per_day = reviews;
+  s.learned_per_day = learned;
+  CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, &s) == SRS_OK);
+  CHECK(s.learned == 200 && s.cost == 200 && s.memorized > 0 && s.memorized <= 200);
+  CHECK(s.cost_per_memorized == s.cost / s.memorized && s.correct <= s.reviews && s.reviews > 0);
+  CHECK(s.memorized_per_day == memorized && s.learned_per_day == learned); /* the app's pointers kept */
+  {
+    uint64_t sum_reviews = 0;
+    double sum_cost = 0;
+    int by_hand = 1;
+    for (int d = 0; d < span; ++d) {
+      if (learned[d] != (d < 20 ? 10u : 0u) || cost[d] != (double)learned[d]) by_hand = 0;
+      sum_reviews += reviews[d];
+      sum_cost += cost[d];
+    }
+    CHECK(by_hand && sum_reviews == s.reviews && sum_cost == s.cost && memorized[span - 1] == s.memorized);
+    CHECK(memorized[0] > 9 && memorized[0] <= 10); /* the first day's 10 cards, just learned */
+  }
+  /* Deterministic for a seed, another seed differs; totals without arrays equal. */
+  {
+    srs_simulation_summary t;
+    srs_simulation_summary_init(&t);
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, &t) == SRS_OK);
+    CHECK(t.memorized == s.memorized && t.reviews == s.reviews && t.correct == s.correct && t.cost == s.cost);
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 43, &t) == SRS_OK);
+    CHECK(t.memorized != s.memorized);
+    CHECK(srs_fsrs6_simulate(NULL, 0.7, &c, 42, &t) == SRS_OK);
+    CHECK(t.reviews < s.reviews); /* a lower retention: fewer reviews */
+  }
+  /* Errors, named; the summary untouched. */
+  {
+    srs_simulation_summary t;
+    srs_simulation_summary_init(&t);
+    t.memorized = -1;
+    CHECK(srs_fsrs6_simulate(NULL, 0.0, &c, 42, &t) == SRS_INVALID_ARGUMENT && error_names("retention"));
+    CHECK(srs_fsrs6_simulate(NULL, 1.5, &c, 42, &t) == SRS_INVALID_ARGUMENT);
+    srs_simulator_config bad = c;
+    bad.deck_size = 0;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("deck_size"));
+    bad = c;
+    bad.learn_span = 0;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("learn_span"));
+    bad = c;
+    bad.max_interval = 0;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("max_interval"));
+    bad = c;
+    bad.first_rating_prob[2] = -1;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("first_rating_prob[2]"));
+    bad = c;
+    bad.review_rating_prob[0] = bad.review_rating_prob[1] = bad.review_rating_prob[2] = 0;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("review_rating_prob"));
+    bad = c;
+    bad.state_rating_costs[1][0] = NAN;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("state_rating_costs[1]"));
+    bad = c;
+    bad.max_cost_per_day = -1;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("max_cost_per_day"));
+    bad = c;
+    bad.struct_size = 16;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &bad, 42, &t) == SRS_INVALID_ARGUMENT && error_names("srs_simulator_config"));
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+    t.struct_size = 3;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, &t) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_simulation_summary"));
+    CHECK(t.memorized == -1);
+    CHECK(srs_simulator_config_init_sized(&bad, 8) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_simulation_summary_init_sized(&t, 8) == SRS_INVALID_ARGUMENT);
+  }
+  /* Sizes: nothing past struct_size; a newer summary's unknown tail must be zero (a series this
+   * library cannot fill is refused), a newer config's too. */
+  {
+    enum { extra = 16 };
+    unsigned char sb[sizeof(srs_simulation_summary) + extra + guard];
+    unsigned char cb[sizeof(srs_simulator_config) + extra + guard];
+    memset(sb, canary, sizeof sb);
+    memset(cb, canary, sizeof cb);
+    srs_simulation_summary* ps = (srs_simulation_summary*)(void*)sb;
+    srs_simulator_config* pc = (srs_simulator_config*)(void*)cb;
+    CHECK(srs_simulation_summary_init(ps) == SRS_OK && srs_simulator_config_init(pc) == SRS_OK);
+    memcpy(pc, &c, sizeof c);
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, pc, 42, ps) == SRS_OK && ps->memorized == s.memorized);
+    CHECK(canaries_intact(sb, sizeof(srs_simulation_summary)) && canaries_intact(cb, sizeof(srs_simulator_config)));
+    memset(sb, canary, sizeof sb);
+    CHECK(srs_simulation_summary_init_sized(ps, sizeof(srs_simulation_summary) + extra) == SRS_OK);
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, ps) == SRS_OK && ps->reviews == s.reviews);
+    CHECK(canaries_intact(sb, sizeof(srs_simulation_summary) + extra));
+    sb[sizeof(srs_simulation_summary) + 7] = 1;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, &c, 42, ps) == SRS_INVALID_ARGUMENT && error_names("does not know"));
+    memset(cb, canary, sizeof cb);
+    CHECK(srs_simulator_config_init_sized(pc, sizeof(srs_simulator_config) + extra) == SRS_OK);
+    CHECK(pc->deck_size == 10000 && canaries_intact(cb, sizeof(srs_simulator_config) + extra));
+    cb[sizeof(srs_simulator_config)] = 1;
+    CHECK(srs_fsrs6_simulate(NULL, 0.9, pc, 42, &s) == SRS_INVALID_ARGUMENT && error_names("does not know"));
+  }
+}
+
+static void test_optimal_retention(void) {
+  srs_simulator_config c;
+  srs_simulator_config_init(&c);
+  c.deck_size = 200;
+  c.learn_span = 30;
+  srs_retention_options o;
+  memset(&o, 0x7F, sizeof o);
+  CHECK(srs_retention_options_init(&o) == SRS_OK);
+  CHECK(o.struct_size == sizeof o && o.samples == 0 && o.first_seed == 42 && o.progress == NULL && o.reserved == 0);
+  srs_retention_result r;
+  memset(&r, 0x7F, sizeof r);
+  CHECK(srs_retention_result_init(&r) == SRS_OK);
+  CHECK(r.struct_size == sizeof r && r.retention == 0 && r.simulations == 0);
+
+  progress_log log = {0, 0, 0, 0};
+  o.samples = 2;
+  o.progress = on_progress;
+  o.user_data = &log;
+  CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, &r) == SRS_OK);
+  CHECK(r.retention >= 0.70 && r.retention <= 0.95 && r.cost_per_memorized > 0);
+  CHECK(r.evaluations >= 2 && r.simulations == 2 * r.evaluations);
+  /* Progress: once before the first simulation and after each, out of at most 2 * 65. */
+  CHECK(log.calls == r.simulations + 1 && log.last_step == r.simulations && log.total == 2 * 65);
+  /* The objective at the retention found: the mean of srs_fsrs6_simulate's over seeds 42, 43. */
+  {
+    srs_simulation_summary a, b;
+    srs_simulation_summary_init(&a);
+    srs_simulation_summary_init(&b);
+    CHECK(srs_fsrs6_simulate(NULL, r.retention, &c, 42, &a) == SRS_OK);
+    CHECK(srs_fsrs6_simulate(NULL, r.retention, &c, 43, &b) == SRS_OK);
+    CHECK(fabs((a.cost_per_memorized + b.cost_per_memorized) / 2 - r.cost_per_memorized) <=
+          1e-12 * r.cost_per_memorized);
+  }
+  /* Cancelled by the callback: SRS_CANCELLED, result untouched. */
+  {
+    srs_retention_result u;
+    srs_retention_result_init(&u);
+    u.retention = -1;
+    log.calls = 0;
+    log.cancel_at = 3;
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, &u) == SRS_CANCELLED && error_names("cancelled"));
+    CHECK(u.retention == -1 && log.last_step == 3 && log.calls == 4);
+    log.cancel_at = 0;
+    /* Errors. */
+    srs_simulator_config bad = c;
+    bad.learn_span = 0;
+    CHECK(srs_fsrs6_optimal_retention(NULL, &bad, &o, &u) == SRS_INVALID_ARGUMENT && error_names("learn_span"));
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, NULL) == SRS_INVALID_ARGUMENT && error_names("out is NULL"));
+    o.reserved = 1;
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, &u) == SRS_INVALID_ARGUMENT && error_names("reserved"));
+    o.reserved = 0;
+    o.struct_size = 4;
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, &u) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_retention_options"));
+    srs_retention_options_init(&o);
+    u.struct_size = 9;
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, &u) == SRS_INVALID_ARGUMENT &&
+          error_names("srs_retention_result"));
+    CHECK(u.retention == -1);
+    CHECK(srs_retention_options_init_sized(&o, 8) == SRS_INVALID_ARGUMENT);
+    CHECK(srs_retention_result_init_sized(&u, 8) == SRS_INVALID_ARGUMENT);
+  }
+  /* Sizes: nothing written past the result's struct_size. */
+  {
+    unsigned char rb[sizeof(srs_retention_result) + guard];
+    memset(rb, canary, sizeof rb);
+    srs_retention_result* pr = (srs_retention_result*)(void*)rb;
+    srs_retention_options_init(&o);
+    o.samples = 1;
+    CHECK(srs_retention_result_init(pr) == SRS_OK);
+    CHECK(srs_fsrs6_optimal_retention(NULL, &c, &o, pr) == SRS_OK && pr->simulations == pr->evaluations);
+    CHECK(canaries_intact(rb, sizeof(srs_retention_result)));
+  }
+}
+
 int main(void) {
   test_versions_and_constants();
   test_sized_structs();
@@ -752,6 +1201,10 @@ int main(void) {
   test_card_scheduler();
   test_card_scheduler_errors();
   test_card_sizes();
+  test_migration();
+  test_evaluate();
+  test_simulate();
+  test_optimal_retention();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -4,8 +4,9 @@
  * The C API of srs (shared library `srs_c`, CMake target srs::c): FSRS-6's
  * scheduler and in-process training for apps written in C or any language
  * with a C FFI. A thin layer over the C++ library: srs::sched (memory_state,
- * retrievability, next_interval, next_states, fit, and the card scheduler
- * Scheduler) with srs::models::Fsrs6, the benchmark's FSRS-6.
+ * retrievability, next_interval, next_states, fit, the card scheduler
+ * Scheduler, memory_state_from_sm2, evaluate, simulate, optimal_retention)
+ * with srs::models::Fsrs6, the benchmark's FSRS-6.
  *
  * Conventions:
  *  - Every function returns an srs_status; SRS_OK (0) on success. On failure
@@ -29,7 +30,9 @@
  *    `utc_offset_minutes`), then trains as srs::sched::fit.
  *
  *  - Structs the app allocates and that may grow (srs_train_options,
- *    srs_train_info, srs_scheduler_options, srs_card, srs_review_log) start
+ *    srs_train_info, srs_scheduler_options, srs_card, srs_review_log,
+ *    srs_sm2_card, srs_evaluate_options, srs_evaluation, srs_simulator_config,
+ *    srs_simulation_summary, srs_retention_options, srs_retention_result) start
  *    with `struct_size`, set by their init macro (srs_train_options_init,
  *    srs_train_info_init, ...) to the size the app was
  *    compiled with. The library reads and writes only that many bytes; fields
@@ -102,8 +105,8 @@ typedef enum srs_card_state {
 typedef enum srs_status {
   SRS_OK = 0,               /**< success */
   SRS_INVALID_ARGUMENT = 1, /**< a NULL pointer, a rating outside 1..4, a retention outside (0, 1], ... */
-  SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time) */
-  SRS_CANCELLED = 3,        /**< training cancelled by the progress callback */
+  SRS_INVALID_INPUT = 2,    /**< inconsistent review data (two reviews of a card at the same time), or nothing to evaluate */
+  SRS_CANCELLED = 3,        /**< cancelled by the progress callback (training, evaluation, retention search) */
   SRS_ERROR = 4             /**< anything else (out of memory, internal error) */
   /* Later minor versions may add codes: treat every nonzero code as a failure. */
 } srs_status;
@@ -128,7 +131,8 @@ typedef struct srs_next_states {
   srs_item_state easy;
 } srs_next_states;
 
-/** Training progress: return nonzero to continue, 0 to cancel. */
+/** Progress of training, evaluation or a retention search (step done of
+ *  total): return nonzero to continue, 0 to cancel (SRS_CANCELLED). */
 typedef int (*srs_progress_fn)(void* user_data, size_t step, size_t total);
 
 /** Which data rules training applies (srs::sched::FitRules). */
@@ -378,6 +382,175 @@ SRS_C_API srs_status srs_scheduler_rollback(const srs_scheduler* scheduler, cons
 SRS_C_API srs_status srs_scheduler_reschedule(const srs_scheduler* scheduler, int64_t card_id,
                                               const int64_t* times_ms, const int32_t* ratings, size_t n,
                                               srs_card* out, srs_review_log* out_logs);
+
+/* ---- Migration and tuning (srs::sched: memory_state_from_sm2, memory_state
+ * from a starting state, evaluate, simulate, optimal_retention) ------------
+ * docs/migration.md and docs/simulator.md describe the C++ functions; these
+ * give their results exactly (c_api.tuning_parity). Since 0.2.0. */
+
+/** An SM-2 card to convert (srs::sched::Sm2Card). Initialize with
+ *  srs_sm2_card_init(&card) (ease 2.5, interval 0), then set both fields: the
+ *  names keep the ease and the interval from being swapped silently. */
+typedef struct srs_sm2_card {
+  uint32_t struct_size;  /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t reserved;      /**< 0 */
+  double ease_factor;    /**< in (0, 100): Anki's 250% is 2.5 (its database stores 2500) */
+  double interval_days;  /**< the card's current interval, days > 0 */
+  /* Later minor versions add fields here only. */
+} srs_sm2_card;
+
+/** Writes ease 2.5, interval 0 and struct_size = size. Call it through
+ *  srs_sm2_card_init. Since 0.2.0. */
+SRS_C_API srs_status srs_sm2_card_init_sized(srs_sm2_card* card, size_t size);
+#define srs_sm2_card_init(card) srs_sm2_card_init_sized((card), sizeof *(card))
+
+/** The memory state of an SM-2 card (fsrs-rs's memory_state_from_sm2): the
+ *  stability whose curve falls to sm2_retention after the card's interval,
+ *  the difficulty whose Good-review stability increase equals the ease.
+ *  sm2_retention in (0, 1) is the retention the SM-2 schedule achieved (the
+ *  same for the whole collection, hence an argument of its own). Since 0.2.0. */
+SRS_C_API srs_status srs_fsrs6_memory_state_from_sm2(const double* params, const srs_sm2_card* card,
+                                                     double sm2_retention, srs_memory_state* out);
+
+/** The memory state after n >= 0 reviews continuing from `start` (fsrs-rs's
+ *  memory_state with a starting state): every review is an ordinary review of
+ *  the state before it, elapsed_days[0] included (days since the review that
+ *  left `start`). n = 0 gives `start` (the arrays may then be NULL). Since 0.2.0. */
+SRS_C_API srs_status srs_fsrs6_memory_state_from(const double* params, srs_memory_state start,
+                                                 const double* elapsed_days, const int32_t* ratings, size_t n,
+                                                 srs_memory_state* out);
+
+/** Options of srs_fsrs6_evaluate. Initialize with srs_evaluate_options_init;
+ *  the fields mean what srs_train_options' do, so that an app evaluates on
+ *  the items it trains on. */
+typedef struct srs_evaluate_options {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t rollover_hour;      /**< hour a new day starts, 0..23 (default 4) */
+  int32_t utc_offset_minutes; /**< local time - UTC in minutes (default 0) */
+  int32_t short_term;         /**< nonzero: same-day reviews in the histories (default 1) */
+  int32_t recency;            /**< nonzero: weight items by recency as fsrs-rs's evaluate (default 0) */
+  int32_t rules;              /**< SRS_FIT_BENCHMARK (default) or SRS_FIT_FSRS_RS: which items */
+  srs_progress_fn progress;   /**< NULL: no progress; (items done, items); 0 cancels */
+  void* user_data;            /**< passed to progress */
+  /* Later minor versions add fields here only. */
+} srs_evaluate_options;
+
+/** What srs_fsrs6_evaluate measured. Initialize with srs_evaluation_init. */
+typedef struct srs_evaluation {
+  uint32_t struct_size; /**< sizeof the struct as the app was compiled (set by the init) */
+  uint32_t reserved;    /**< 0 */
+  double log_loss;      /**< (weighted) log loss */
+  double rmse_bins;     /**< (weighted) RMSE(bins) */
+  size_t reviews;       /**< reviews kept by the builder's rules (as srs_train_info's) */
+  size_t items;         /**< items evaluated */
+  /* Later minor versions add fields here only. */
+} srs_evaluation;
+
+SRS_C_API srs_status srs_evaluate_options_init_sized(srs_evaluate_options* options, size_t size);
+#define srs_evaluate_options_init(options) srs_evaluate_options_init_sized((options), sizeof *(options))
+SRS_C_API srs_status srs_evaluation_init_sized(srs_evaluation* evaluation, size_t size);
+#define srs_evaluation_init(evaluation) srs_evaluation_init_sized((evaluation), sizeof *(evaluation))
+
+/** Log loss and RMSE(bins) of `params` on an app's raw log (the arrays of
+ *  srs_fsrs6_train, its revlog built the same way), as srs::sched::evaluate.
+ *  options NULL = defaults. A log that leaves no item to evaluate is
+ *  SRS_INVALID_INPUT; the progress callback returning 0, SRS_CANCELLED.
+ *  Since 0.2.0. */
+SRS_C_API srs_status srs_fsrs6_evaluate(const double* params, const int64_t* card_ids, const int64_t* times_ms,
+                                        const int32_t* ratings, const int32_t* kinds, size_t n,
+                                        const srs_evaluate_options* options, srs_evaluation* out);
+
+/** "No limit" for srs_simulator_config's learn_limit and review_limit. */
+#define SRS_NO_LIMIT UINT64_MAX
+
+/** The simulator's inputs (srs::sched::SimulatorConfig, fsrs-rs's
+ *  SimulatorConfig). Initialize with srs_simulator_config_init: fsrs-rs's
+ *  defaults (10000 cards, 365 days, 1800 s a day, ...). Costs in seconds. */
+typedef struct srs_simulator_config {
+  uint32_t struct_size;          /**< sizeof the struct as the app was compiled (set by the init) */
+  int32_t max_interval;          /**< days, >= 1 (36500) */
+  uint64_t deck_size;            /**< new cards to learn, >= 1 (10000) */
+  uint64_t learn_span;           /**< days simulated, 1..1000000 (365) */
+  double max_cost_per_day;       /**< seconds, >= 0, may be INFINITY (1800) */
+  uint64_t learn_limit;          /**< new cards a day (SRS_NO_LIMIT) */
+  uint64_t review_limit;         /**< reviews a day (SRS_NO_LIMIT) */
+  int32_t new_cards_ignore_review_limit; /**< 0: new cards count toward review_limit (1) */
+  uint32_t suspend_after_lapses; /**< no more reviews after this many lapses; 0: never (0) */
+  double first_rating_prob[4];   /**< weights of a new card's Again, Hard, Good, Easy */
+  double review_rating_prob[3];  /**< weights of Hard, Good, Easy when recalled */
+  double learning_step_transitions[3][4];   /**< row r-1: weights of the next rating after r */
+  double relearning_step_transitions[3][4]; /**< as learning_step_transitions */
+  double state_rating_costs[3][4];          /**< seconds: [learning, review, relearning][rating - 1] */
+  uint32_t learning_step_count;   /**< passes to leave learning (2) */
+  uint32_t relearning_step_count; /**< passes to leave relearning (1) */
+  /* Later minor versions add fields here only. */
+} srs_simulator_config;
+
+/** What srs_fsrs6_simulate returns: totals, and per day (index 0 ..
+ *  learn_span - 1) into the arrays the app sets (NULL: not wanted; else
+ *  learn_span elements each). Initialize with srs_simulation_summary_init,
+ *  then set the pointers wanted. */
+typedef struct srs_simulation_summary {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
+  uint32_t reserved;          /**< 0 */
+  double memorized;           /**< expected cards known on the last day */
+  double cost;                /**< total seconds */
+  double cost_per_memorized;  /**< cost / memorized (optimal retention's objective) */
+  uint64_t reviews;           /**< reviews (learning steps not counted) */
+  uint64_t learned;           /**< new cards introduced */
+  uint64_t correct;           /**< reviews recalled */
+  double* memorized_per_day;  /**< in: NULL or learn_span doubles */
+  double* cost_per_day;       /**< in: NULL or learn_span doubles */
+  uint64_t* reviews_per_day;  /**< in: NULL or learn_span counts */
+  uint64_t* learned_per_day;  /**< in: NULL or learn_span counts */
+  /* Later minor versions add fields here only. */
+} srs_simulation_summary;
+
+/** Options of srs_fsrs6_optimal_retention. Initialize with
+ *  srs_retention_options_init. */
+typedef struct srs_retention_options {
+  uint32_t struct_size;     /**< sizeof the struct as the app was compiled (set by the init) */
+  uint32_t reserved;        /**< 0 */
+  uint64_t samples;         /**< simulations per retention tried; 0: fsrs-rs's rule (0) */
+  uint64_t first_seed;      /**< seeds first_seed, first_seed + 1, ... (42) */
+  srs_progress_fn progress; /**< NULL: none; (simulations done, at most); 0 cancels */
+  void* user_data;          /**< passed to progress */
+  /* Later minor versions add fields here only. */
+} srs_retention_options;
+
+/** What srs_fsrs6_optimal_retention found. Initialize with srs_retention_result_init. */
+typedef struct srs_retention_result {
+  uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
+  uint32_t reserved;          /**< 0 */
+  double retention;           /**< in [0.70, 0.95] */
+  double cost_per_memorized;  /**< its objective value, seconds per memorized card */
+  uint64_t evaluations;       /**< retentions tried */
+  uint64_t simulations;       /**< simulations run */
+  /* Later minor versions add fields here only. */
+} srs_retention_result;
+
+SRS_C_API srs_status srs_simulator_config_init_sized(srs_simulator_config* config, size_t size);
+#define srs_simulator_config_init(config) srs_simulator_config_init_sized((config), sizeof *(config))
+SRS_C_API srs_status srs_simulation_summary_init_sized(srs_simulation_summary* summary, size_t size);
+#define srs_simulation_summary_init(summary) srs_simulation_summary_init_sized((summary), sizeof *(summary))
+SRS_C_API srs_status srs_retention_options_init_sized(srs_retention_options* options, size_t size);
+#define srs_retention_options_init(options) srs_retention_options_init_sized((options), sizeof *(options))
+SRS_C_API srs_status srs_retention_result_init_sized(srs_retention_result* result, size_t size);
+#define srs_retention_result_init(result) srs_retention_result_init_sized((result), sizeof *(result))
+
+/** Simulates a deck learned and reviewed at desired_retention in (0, 1]
+ *  (srs::sched::simulate); config NULL = the defaults. Deterministic for a
+ *  seed. Since 0.2.0. */
+SRS_C_API srs_status srs_fsrs6_simulate(const double* params, double desired_retention,
+                                        const srs_simulator_config* config, uint64_t seed,
+                                        srs_simulation_summary* out);
+
+/** The desired retention in [0.70, 0.95] with the lowest simulated cost per
+ *  memorized card (srs::sched::optimal_retention: Brent's method as
+ *  fsrs-rs's). config, options NULL = defaults. The progress callback
+ *  returning 0 cancels: SRS_CANCELLED. Since 0.2.0. */
+SRS_C_API srs_status srs_fsrs6_optimal_retention(const double* params, const srs_simulator_config* config,
+                                                 const srs_retention_options* options, srs_retention_result* out);
 
 #ifdef __cplusplus
 }
