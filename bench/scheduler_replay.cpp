@@ -128,7 +128,7 @@ int main(int argc, char** argv) try {
         row.emplace_back(nullptr);
       }
       std::vector<srs::sched::NextStates<State>> by_r;
-      for (double r : retentions) by_r.push_back(srs::sched::next_states(model, w, state, r, t));
+      for (double r : retentions) by_r.push_back(srs::sched::next_states(model, w, state, srs::sched::DesiredRetention{r}, srs::sched::ElapsedDays{t}));
       for (int g = 1; g <= 4; ++g) {
         row.emplace_back(by_r[0][g].memory.s);
         row.emplace_back(by_r[0][g].memory.d);

@@ -71,7 +71,7 @@ std::vector<srs::sched::Review> simulate_reviews() {
   std::vector<srs::sched::Review> out;
   for (int card = 0; card < 1200; ++card) {
     int day = card / 20;
-    auto next = srs::sched::next_states(fsrs, truth, std::nullopt, 0.9, 0);
+    auto next = srs::sched::next_states(fsrs, truth, std::nullopt, srs::sched::DesiredRetention{0.9}, srs::sched::ElapsedDays{0});
     int rating = uniform() < 0.3 ? 1 : 3;
     while (day < 60) {
       out.push_back({card, start_ms + day * 86'400'000LL + card * 1000LL, rating});
@@ -80,7 +80,8 @@ std::vector<srs::sched::Review> simulate_reviews() {
       const double p = srs::sched::retrievability(fsrs, truth, now.memory, interval);
       const double u = uniform();
       rating = u >= p ? 1 : u < 0.15 * p ? 2 : u > 0.9 * p ? 4 : 3;
-      next = srs::sched::next_states(fsrs, truth, now.memory, 0.9, interval);
+      next = srs::sched::next_states(fsrs, truth, now.memory, srs::sched::DesiredRetention{0.9},
+                                     srs::sched::ElapsedDays{double(interval)});
       day += interval;
     }
   }
@@ -146,7 +147,8 @@ int main(int argc, char** argv) try {
   // [next_states]
   const std::int64_t card = due.front().card;
   const auto state = srs::sched::memory_state(fsrs, w, history[card]);
-  const auto next = srs::sched::next_states(fsrs, w, state, 0.9, today - last_day[card]);
+  const auto next = srs::sched::next_states(fsrs, w, state, srs::sched::DesiredRetention{0.9},
+                                             srs::sched::ElapsedDays{double(today - last_day[card])});
   for (int rating = 1; rating <= 4; ++rating)
     std::printf("  rating %d -> stability %.2f, difficulty %.2f, next review in %d days\n", rating,
                 next[rating].memory.s, next[rating].memory.d, next[rating].interval);

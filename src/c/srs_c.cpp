@@ -684,8 +684,12 @@ srs_status srs_fsrs6_next_states(const double* params, const srs_memory_state* s
     require(out != nullptr, "out is NULL");
     const Fsrs6 m;
     const auto w = params_of(params);
-    const std::optional<State> st = state ? std::optional<State>(from_c(*state)) : std::nullopt;
-    const auto n = srs::sched::next_states(m, w, st, desired_retention, state ? elapsed_days : 0.0, max_of(max_interval));
+    const srs::sched::DesiredRetention retention{desired_retention};
+    // A new card (state NULL): the first review, whose elapsed days do not count.
+    const auto n = state ? srs::sched::next_states(m, w, from_c(*state), retention,
+                                                   srs::sched::ElapsedDays{elapsed_days}, max_of(max_interval))
+                         : srs::sched::next_states(m, w, std::nullopt, retention, srs::sched::ElapsedDays{0.0},
+                                                   max_of(max_interval));
     auto item = [](const srs::sched::ItemState<State>& x) { return srs_item_state{to_c(x.memory), x.interval}; };
     *out = {item(n.again), item(n.hard), item(n.good), item(n.easy)};
   });

@@ -36,7 +36,7 @@ struct ParamSet {
 
 template <class M>
 void print_next(const char* label, const M& m, const W& w, const srs::sched::MemoryState<M>& st, double days, double dr) {
-  const auto n = srs::sched::next_states(m, w, st, dr, days);
+  const auto n = srs::sched::next_states(m, w, st, srs::sched::DesiredRetention{dr}, srs::sched::ElapsedDays{days});
   std::printf(" %s", label);
   for (int g = 1; g <= 4; ++g) std::printf(" %.17g %.17g %d", n[g].memory.s, n[g].memory.d, n[g].interval);
 }

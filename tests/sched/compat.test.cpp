@@ -48,7 +48,7 @@ TEST_CASE("compat::FsrsRsF32 reproduces fsrs-rs's unit tests") {
   SUBCASE("test_next_states: exact f32 states and intervals") {
     const std::vector<Step> h{{0, 1}, {1, 3}, {3, 3}, {8, 3}};
     const auto state = sched::memory_state(m, rs_test_params, h);
-    const auto n = sched::next_states(m, rs_test_params, state, 0.9, 21);
+    const auto n = sched::next_states(m, rs_test_params, state, sched::DesiredRetention{0.9}, sched::ElapsedDays{21});
     const std::array<std::array<float, 2>, 4> want{{{2.9691455f, 8.000659f},
                                                     {17.091452f, 7.6913934f},
                                                     {31.722992f, 7.382128f},
@@ -105,7 +105,7 @@ TEST_CASE("compat::TsFsrs reproduces ts-fsrs's unit tests") {
   static_assert(sched::Schedulable<sched::compat::TsFsrs>);
   const auto w = m.default_params();
   SUBCASE("first reviews") {
-    const auto n = sched::next_states(m, w, std::nullopt, 0.9, 0);
+    const auto n = sched::next_states(m, w, std::nullopt, sched::DesiredRetention{0.9}, sched::ElapsedDays{0});
     const std::array<double, 4> s{0.212, 1.2931, 2.3065, 8.2956};
     const std::array<double, 4> d{6.4133, 5.11217071, 2.11810397, 1};
     for (int g = 1; g <= 4; ++g) {
@@ -165,7 +165,7 @@ TEST_CASE("compat::FsrsRsF32: memory_state_from_sm2 in f32 (fsrs-rs's unit-test 
   }
   // fsrs-rs's own check: the Good state after the SM-2 interval has S / interval within 0.01 of the ease.
   const auto st = sched::memory_state_from_sm2(m, w, {.ease_factor = 2.0, .interval = 15}, sched::Sm2Retention{0.9});
-  CHECK(sched::next_states(m, w, st, 0.9, 15.0).good.memory.s / 15.0 == doctest::Approx(2.0).epsilon(0.005));
+  CHECK(sched::next_states(m, w, st, sched::DesiredRetention{0.9}, sched::ElapsedDays{15.0}).good.memory.s / 15.0 == doctest::Approx(2.0).epsilon(0.005));
   // The TsFsrs conversion is fsrs-rs's formula in double: Fsrs6's state.
   const sched::compat::TsFsrs ts;
   const auto a = sched::memory_state_from_sm2(ts, w, {.ease_factor = 2.3, .interval = 40}, sched::Sm2Retention{0.85});

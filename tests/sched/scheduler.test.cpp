@@ -186,7 +186,7 @@ TEST_CASE("next_states: new cards and reviews") {
   const models::Fsrs6 m;
   const auto w = m.default_params();
   SUBCASE("a new card gets the first-review states") {
-    const auto n = sched::next_states(m, w, std::nullopt, 0.9, 0.0);
+    const auto n = sched::next_states(m, w, std::nullopt, sched::DesiredRetention{0.9}, sched::ElapsedDays{0.0});
     for (int g = 1; g <= 4; ++g) {
       CAPTURE(g);
       const auto st = m.init(std::span<const double, 21>(w), Step{0, g});
@@ -203,7 +203,7 @@ TEST_CASE("next_states: new cards and reviews") {
   SUBCASE("a review after some days, and on the same day") {
     const auto st = sched::memory_state(m, w, history);
     for (double days : {0.0, 1.0, 9.0, 40.0}) {
-      const auto n = sched::next_states(m, w, st, 0.85, days, 1000);
+      const auto n = sched::next_states(m, w, st, sched::DesiredRetention{0.85}, sched::ElapsedDays{days}, 1000);
       for (int g = 1; g <= 4; ++g) {
         CAPTURE(days);
         CAPTURE(g);
@@ -220,8 +220,8 @@ TEST_CASE("next_states: new cards and reviews") {
       CHECK(n.hard.memory.s <= n.good.memory.s);
       CHECK(n.good.memory.s <= n.easy.memory.s);
     }
-    CHECK_THROWS_AS(sched::next_states(m, w, st, 0.9, -1.0), srs::UsageError);
-    CHECK_THROWS_AS(sched::next_states(m, w, st, 0.0, 1.0), srs::UsageError);
+    CHECK_THROWS_AS(sched::next_states(m, w, st, sched::DesiredRetention{0.9}, sched::ElapsedDays{-1.0}), srs::UsageError);
+    CHECK_THROWS_AS(sched::next_states(m, w, st, sched::DesiredRetention{0.0}, sched::ElapsedDays{1.0}), srs::UsageError);
   }
 }
 
@@ -234,7 +234,7 @@ TEST_CASE("a user-defined model with its own curve inverse is schedulable") {
   const auto st = sched::memory_state(m, w, std::vector<Step>{{0, 3}, {2, 2}});
   CHECK(st.s == doctest::Approx(12.0));
   CHECK(sched::next_interval(m, w, st, std::exp(-0.5)) == 6);
-  const auto n = sched::next_states(m, w, st, std::exp(-1.0), 3.0);
+  const auto n = sched::next_states(m, w, st, sched::DesiredRetention{std::exp(-1.0)}, sched::ElapsedDays{3.0});
   CHECK(n.good.memory.s == doctest::Approx(36.0));
   CHECK(n.good.interval == 36);
 }
@@ -281,7 +281,7 @@ TEST_CASE("memory_state_from_sm2: a Good review after the interval multiplies S 
                                                        sched::Sm2Retention{r});
           CHECK(sched::retrievability(m, w, st, interval) == doctest::Approx(r).epsilon(tol));
           if (st.d > 1.0 && st.d < 10.0) {
-            const auto next = sched::next_states(m, w, st, 0.9, interval).good.memory;
+            const auto next = sched::next_states(m, w, st, sched::DesiredRetention{0.9}, sched::ElapsedDays{double(interval)}).good.memory;
             CHECK(next.s / st.s == doctest::Approx(ease).epsilon(tol));
           }
         }

@@ -101,22 +101,6 @@ constexpr std::string_view to_string(CardState state) noexcept {
   return "invalid";
 }
 
-/// The probability of recall the scheduler aims at, in (0, 1]; explicit, so
-/// that it cannot be swapped with another number.
-class DesiredRetention {
- public:
-  /// @throws UsageError for a value outside (0, 1]
-  explicit DesiredRetention(double value) : value_(value) {
-    if (!(value > 0.0 && value <= 1.0))
-      throw UsageError("desired_retention must be in (0, 1], got " + std::to_string(value));
-  }
-  double value() const noexcept { return value_; }
-  friend bool operator==(const DesiredRetention&, const DesiredRetention&) = default;
-
- private:
-  double value_;
-};
-
 /// The options of a Scheduler<M>; every field has the default of ts-fsrs and
 /// py-fsrs (rollover hour 0 and offset 0: days in UTC, as they count them).
 template <class M>

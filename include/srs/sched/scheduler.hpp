@@ -17,7 +17,8 @@
 ///     const auto state = srs::sched::memory_state(fsrs, w, history);     // S, D
 ///     double r = srs::sched::retrievability(fsrs, w, state, 5.0);         // P(recall) 5 days later
 ///     int days = srs::sched::next_interval(fsrs, w, state, 0.9);          // next review in `days` days
-///     auto next = srs::sched::next_states(fsrs, w, state, 0.9, 5.0);      // next.good.memory, next.good.interval
+///     auto next = srs::sched::next_states(fsrs, w, state, srs::sched::DesiredRetention{0.9},
+///                                         srs::sched::ElapsedDays{5});  // next.good.memory, next.good.interval
 ///
 /// Conventions (each one checked against fsrs-rs v6.5.0 and ts-fsrs 5.4 by
 /// bench/scheduler_crosscheck.sh; see README "Embedding in an app"):
@@ -123,6 +124,39 @@ template <class M>
 concept Schedulable = MemoryModel<M> && StepwiseOver<M, double> &&
                       (detail::HasIntervalMember<M> || detail::is_builtin_fsrs<M>);
 
+/// The probability of recall the scheduler aims at, in (0, 1]; explicit, so
+/// that it cannot be swapped with another number.
+class DesiredRetention {
+ public:
+  /// @throws UsageError for a value outside (0, 1]
+  explicit DesiredRetention(double value) : value_(value) {
+    if (!(value > 0.0 && value <= 1.0))
+      throw UsageError("desired_retention must be in (0, 1], got " + std::to_string(value));
+  }
+  double value() const noexcept { return value_; }
+  friend bool operator==(const DesiredRetention&, const DesiredRetention&) = default;
+
+ private:
+  double value_;
+};
+
+/// Days since the review that left a memory state, finite and >= 0 (whole
+/// days for FSRS; 0 is a same-day review); explicit, so that it cannot be
+/// swapped with a retention.
+class ElapsedDays {
+ public:
+  /// @throws UsageError for a negative or non-finite value
+  explicit ElapsedDays(double value) : value_(value) {
+    if (!(value >= 0.0 && std::isfinite(value)))
+      throw UsageError("elapsed_days must be finite and >= 0, got " + std::to_string(value));
+  }
+  double value() const noexcept { return value_; }
+  friend bool operator==(const ElapsedDays&, const ElapsedDays&) = default;
+
+ private:
+  double value_;
+};
+
 /// A state after an answer, with the interval it schedules.
 template <class State>
 struct ItemState {
@@ -223,19 +257,17 @@ std::int32_t next_interval(const M& model, Params<M> w, const MemoryState<M>& st
 /// The state and interval each rating would give: for a new card (`state`
 /// empty) the first-review states, otherwise the review after `elapsed_days`
 /// days (whole days for FSRS; 0 is a same-day review), as fsrs-rs's `next_states`.
-/// @throws UsageError for a retention outside (0, 1], max_interval < 1, or a
-///         negative or non-finite elapsed_days
+/// The retention and the days are distinct types, so they cannot be swapped:
+/// `next_states(fsrs, w, state, DesiredRetention{0.9}, ElapsedDays{5})`.
+/// @throws UsageError for max_interval < 1
 template <Schedulable M>
 NextStates<MemoryState<M>> next_states(const M& model, Params<M> w, const std::optional<MemoryState<M>>& state,
-                                       double desired_retention, double elapsed_days,
+                                       DesiredRetention desired_retention, ElapsedDays elapsed_days,
                                        std::int32_t max_interval = default_max_interval) {
-  detail::check_retention(desired_retention);
-  if (!(elapsed_days >= 0.0 && std::isfinite(elapsed_days)))
-    throw UsageError("elapsed_days must be finite and >= 0, got " + std::to_string(elapsed_days));
   auto outcome = [&](int rating) {
-    const data::Step step{elapsed_days, rating};
+    const data::Step step{elapsed_days.value(), rating};
     ItemState<MemoryState<M>> out{state ? model.next(w, *state, step) : model.init(w, step), 0};
-    out.interval = next_interval(model, w, out.memory, desired_retention, max_interval);
+    out.interval = next_interval(model, w, out.memory, desired_retention.value(), max_interval);
     return out;
   };
   return {outcome(1), outcome(2), outcome(3), outcome(4)};
