@@ -319,13 +319,12 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
 }
 
 namespace {
-/// FSRS-6 without its reverse-mode card pass: card-window training then
-/// propagates forward-mode tangents (the generic route of every other model).
-struct Fsrs6Forward : srs::models::Fsrs6 {
-  void card_adjoint() const = delete;
-};
-static_assert(srs::optim::detail::HasCardAdjoint<srs::models::Fsrs6>);
-static_assert(!srs::optim::detail::HasCardAdjoint<Fsrs6Forward>);
+/// FSRS-6 as another type: kernels are chosen by exact type, so training it
+/// takes the generic forward-mode kernel (the route of every other model),
+/// with nothing to delete.
+struct Fsrs6Forward : srs::models::Fsrs6 {};
+static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
+static_assert(srs::optim::GradientKernel<Fsrs6Forward>::generic);
 
 /// A simulated user preprocessed as for --short, with the indices of all its rows.
 struct ShortUser {
@@ -372,9 +371,9 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
 
 TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batches take partly from the first batch") {
   // FSRS-6 in card-window batches computes the loss of the parameters after
-  // epoch e partly in epoch e + 1's first batch (reverse mode), the rest with
-  // Fsrs6::card<true> (the same e^(y ln x) powers); Fsrs6Forward (no
-  // reverse-mode pass) evaluates them in a separate pass with std::pow.
+  // epoch e partly in epoch e + 1's first batch (its kernel's reverse mode),
+  // the rest with the kernel's predict<true> (the same e^(y ln x) powers);
+  // Fsrs6Forward (the generic kernel) evaluates them in a separate pass with std::pow.
   for (const int days : {20, 150}) {  // one batch per epoch, and several
     CAPTURE(days);
     const ShortUser u = short_user(4, days, "epochs");
@@ -396,11 +395,12 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
     // The initial parameters are the same: the same loss, up to the powers' last bits.
     CHECK(fused[0].second == doctest::Approx(separate[0].second).epsilon(1e-13));
     // Its value: Σ BCE over the rows in order of history length (stable), / N,
-    // each row predicted alone with card<true> (std::pow: separate[0]); no penalty at w0.
+    // each row predicted alone with predict<true> (std::pow: separate[0]); no penalty at w0.
     const srs::models::Fsrs6 m;
     std::array<double, 21> w0 = m.default_params();
     m.initialize(std::span<double, 21>(w0), u.ds, all);
-    const auto dv = m.derive(std::span<const double, 21>(w0));
+    srs::optim::GradientKernel<srs::models::Fsrs6> kernel(m);
+    kernel.reset(std::span<const double, 21>(w0));
     std::vector<std::size_t> by_len(u.rows);
     std::stable_sort(by_len.begin(), by_len.end(),
                      [&](std::size_t a, std::size_t b) { return u.ds.items[a].hist_len < u.ds.items[b].hist_len; });
@@ -408,8 +408,8 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
     for (const std::size_t r : by_len) {
       const srs::data::Item& it = u.ds.items[r];
       double p = -1;
-      m.card<true>(
-          dv, u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
+      kernel.predict<true>(
+          u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
           [&](std::size_t, double v) { p = v; });
       sum += srs::optim::bce(p, it.y);
       sum_std +=
