@@ -31,6 +31,12 @@
 /// toward the post-S0 vector. The S0 fit uses Boost.Math's Brent minimizer
 /// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
 ///
+/// Each version holds its equations once: state updates, curve (`forgetting_curve`)
+/// and the curve's inverse (`interval(w, state, r)`, the scheduler's interval
+/// for a desired retention). No gradient code lives here: training takes the
+/// gradient from optim::GradientKernel<M> (optim/kernels/: forward-mode duals
+/// through these functions, or FSRS-6's reverse-mode kernel).
+///
 /// Secs mode (`model.secs = true`, for datasets preprocessed with
 /// PreprocessOptions::secs, whose intervals are fractional days; docs/protocol.md
 /// §7.2, §7.3, docs/models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
