@@ -2,7 +2,7 @@
 // Micro-benchmarks of FSRS-6 (Google Benchmark):
 //  - one review step (state update + recall) on double, float and
 //    Dual<double, 21> (value + the whole 21-parameter gradient in one pass),
-//    and in reverse mode (Fsrs6::CardAdjoint, what training uses);
+//    and in reverse mode (optim::GradientKernel<Fsrs6>, what training uses);
 //  - predicting a review from its whole history, per review replayed;
 //  - training one simulated user of ~10k reviews with the shared trainer;
 //  - the whole srs-bench protocol (5 folds) on that user.
@@ -21,7 +21,7 @@
 #include <srs/eval/evaluator.hpp>   // srs::eval::StandardEvaluator, EvalOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/replay.hpp>     // srs::optim::predict
-#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainOptions, Batching, GradientKernel
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
@@ -83,15 +83,13 @@ BENCHMARK(BM_step_dual21);
 
 /// The same review steps as training and prediction run them: the
 /// parameter-only quantities derived once (Fsrs6::derive), then init/next/recall
-/// on the derived struct. On unit-seeded Dual<double, 21> this is the fused
-/// tangent path (value + the whole gradient); `Generic` forces the elementwise
-/// Dual path for comparison.
-template <class T, bool Generic = false>
+/// on the derived struct. On unit-seeded Dual<double, 21> this is the generic
+/// forward mode (value + the whole gradient, elementwise).
+template <class T>
 void derived_step_loop(benchmark::State& state) {
   const Fsrs6 model;
   const std::array<T, 21> w = default_params<T>();
-  auto dv = model.derive(std::span<const T, 21>(w));
-  if constexpr (Generic) dv.seeded = false;
+  const auto dv = model.derive(std::span<const T, 21>(w));
   const std::vector<Step> seq = steps();
   for (auto _ : state) {
     auto st = model.init(dv, seq[0]);
@@ -107,30 +105,28 @@ void derived_step_loop(benchmark::State& state) {
 }
 void BM_derived_step_double(benchmark::State& s) { derived_step_loop<double>(s); }
 void BM_derived_step_float(benchmark::State& s) { derived_step_loop<float>(s); }
-void BM_derived_step_dual21_fused(benchmark::State& s) { derived_step_loop<Dual<double, 21>>(s); }
-void BM_derived_step_dual21_generic(benchmark::State& s) { derived_step_loop<Dual<double, 21>, true>(s); }
-void BM_derived_step_dual21f_generic(benchmark::State& s) { derived_step_loop<Dual<float, 21>, true>(s); }
+void BM_derived_step_dual21(benchmark::State& s) { derived_step_loop<Dual<double, 21>>(s); }
+void BM_derived_step_dual21f(benchmark::State& s) { derived_step_loop<Dual<float, 21>>(s); }
 BENCHMARK(BM_derived_step_double);
 BENCHMARK(BM_derived_step_float);
-BENCHMARK(BM_derived_step_dual21_fused);
-BENCHMARK(BM_derived_step_dual21_generic);
-BENCHMARK(BM_derived_step_dual21f_generic);
+BENCHMARK(BM_derived_step_dual21);
+BENCHMARK(BM_derived_step_dual21f);
 
 /// The same review steps in reverse mode, as training runs them
-/// (Fsrs6::CardAdjoint): one row after every review (recall at 5 days), the
-/// forward pass recording each step's local partials, then one backward sweep
-/// accumulating the 21-parameter gradient of Σ coef·p. FastPow: e^(y ln x)
-/// (card-window batches, --fast) or std::pow (reference batches).
+/// (optim::GradientKernel<Fsrs6>): one row after every review (recall at 5
+/// days), the forward pass recording each step's local partials, then one
+/// backward sweep accumulating the 21-parameter gradient of Σ coef·p.
+/// FastPow: e^(y ln x) (what training uses) or std::pow.
 template <bool FastPow>
 void adjoint_step_loop(benchmark::State& state) {
   const Fsrs6 model;
-  const std::array<Dual<double, 21>, 21> w = default_params<Dual<double, 21>>();
-  auto adjoint = model.card_adjoint();
-  adjoint.reset(std::span<const Dual<double, 21>, 21>(w));
+  srs::optim::GradientKernel<Fsrs6> kernel(model);
+  const std::array<double, 21> w = model.default_params();
+  kernel.reset(std::span<const double, 21>(w));
   const std::vector<Step> seq = steps();
   std::array<double, 21> grad{};
   for (auto _ : state) {
-    adjoint.template card<FastPow>(
+    kernel.template card<FastPow>(
         std::span<const Step>(seq), seq.size() - 1, [](std::size_t k) { return k + 2; },
         [](std::size_t) { return 5.0; }, [](std::size_t, double p) { return p - 0.9; }, std::span<double, 21>(grad));
     benchmark::DoNotOptimize(grad);

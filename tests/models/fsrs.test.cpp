@@ -37,8 +37,8 @@
 #include <optional>   // std::optional
 #include <random>     // std::mt19937_64, distributions
 #include <span>       // std::span
-#include <stdexcept>  // std::invalid_argument
 #include <string>     // std::string
+#include <type_traits>  // std::decay_t
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
@@ -73,14 +73,6 @@ State step(const Fsrs6& m, const W& w, State st, double t, int g) {
 }
 
 /// A uniformly random vector in the spec box.
-/// w as Dual<double, 21> with w_k carrying the tangent e_{(k + shift) % 21}:
-/// shift 0 is the unit seeding of the trainer (Fsrs6's fused and reverse paths).
-std::array<srs::core::Dual<double, 21>, 21> seeded(const W& w, std::size_t shift = 0) {
-  std::array<srs::core::Dual<double, 21>, 21> wd;
-  for (std::size_t k = 0; k < 21; ++k) wd[k] = srs::core::Dual<double, 21>::variable(w[k], (k + shift) % 21);
-  return wd;
-}
-
 W uniform_in_box(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   W w{};
@@ -382,195 +374,43 @@ TEST_CASE("Fsrs6: check_model at parameters sitting on a kink") {
   CHECK_FALSE(rep2.nonsmooth_params.empty());
 }
 
-TEST_CASE("Fsrs6: the fused tangent path equals the generic Dual path (values exactly, tangents to rounding)") {
-  // derive() marks unit-seeded Dual<double, 21> parameters; next()/recall()
-  // then propagate tangents through local partials. Clearing the mark forces
-  // the generic elementwise path on the same Derived values.
-  using D = srs::core::Dual<double, 21>;
-  const Fsrs6 m;
-  std::mt19937_64 rng(77);
-  std::size_t steps = 0, clamped = 0;
-  for (std::uint64_t seed = 0; seed < 200; ++seed) {
-    CAPTURE(seed);
-    const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
-    const std::array<D, 21> wd = seeded(w);
-    const std::span<const D, 21> ws(wd);
-    const auto fused = m.derive(ws);
-    REQUIRE(fused.seeded);
-    auto generic = fused;
-    generic.seeded = false;
-    srs::test::HistoryOptions ho;
-    ho.max_len = 8 + seed % 30;
-    const auto h = srs::test::simulate_history(seed * 104729 + 3, ho);
-    auto st_f = m.init(fused, h[0]);
-    auto st_g = m.init(generic, h[0]);
-    auto same = [&](const D& a, const D& b) {
-      CHECK(a.val == b.val);  // identical scalar operations
-      const double scale = std::max(1.0, std::abs(b.val));
-      for (std::size_t k = 0; k < 21; ++k) {
-        CAPTURE(k);
-        CHECK(std::abs(a.grad[k] - b.grad[k]) <= 1e-11 * scale * std::max(1.0, std::abs(b.grad[k])));
+TEST_CASE("FSRS family: interval() inverts each version's curve") {
+  // recall(w, state, interval(w, state, r)) = r, for every version's curve
+  // (v1-v3 exponential, v4, the 4.5/5 power curve, FSRS-6's with its decay).
+  auto check = [](const auto& m, const auto& w) {
+    using M = std::decay_t<decltype(m)>;
+    const std::span<const double, M::num_params> ws(w);
+    for (const double s : {0.01, 0.7, 3.0, 41.5, 900.0}) {
+      typename M::template State<double> st{};
+      st.s = s;
+      st.d = 5;
+      for (const double r : {0.5, 0.8, 0.9, 0.97}) {
+        CAPTURE(M::name);
+        CAPTURE(s);
+        CAPTURE(r);
+        const double t = m.interval(ws, st, r);
+        CHECK(t > 0);
+        CHECK(rel_close(m.recall(ws, st, t), r, 1e-13));
       }
-    };
-    for (std::size_t j = 1; j < h.size(); ++j) {
-      CAPTURE(j);
-      st_f = m.next(fused, st_f, h[j]);
-      st_g = m.next(generic, st_g, h[j]);
-      same(st_f.s, st_g.s);
-      same(st_f.d, st_g.d);
-      clamped += (st_g.s.val == m.min_stability() || st_g.d.val == 1.0 || st_g.d.val == 10.0) ? 1 : 0;
-      ++steps;
-      const double t = static_cast<double>((seed + j) % 40) * 0.9;
-      same(m.recall(fused, st_f, t), m.recall(generic, st_g, t));
+      // R(S, S) = 0.9 from v4 on; 0.9 at t = S for the exponential curve too.
+      CHECK(rel_close(m.interval(ws, st, 0.9), s, 1e-13));
     }
+  };
+  check(srs::models::Fsrs1{}, srs::models::Fsrs1{}.default_params());
+  check(srs::models::Fsrs2{}, srs::models::Fsrs2{}.default_params());
+  check(srs::models::Fsrs3{}, srs::models::Fsrs3{}.default_params());
+  check(srs::models::Fsrs4{}, srs::models::Fsrs4{}.default_params());
+  check(srs::models::Fsrs4_5{}, srs::models::Fsrs4_5{}.default_params());
+  check(srs::models::Fsrs5{}, srs::models::Fsrs5{}.default_params());
+  W w = Fsrs6{}.default_params();
+  check(Fsrs6{}, w);
+  for (const double decay : {0.1, 0.5, 0.8}) {
+    w[20] = decay;
+    check(Fsrs6{}, w);
+    // The inverse written out (docs/models.md §3.8): t = S (r^(-1/d) - 1) / F.
+    CHECK(rel_close(Fsrs6{}.interval(std::span<const double, 21>(w), State{12.0, 5.0}, 0.85),
+                    interval_for_recall(0.85, 12.0, decay), 1e-14));
   }
-  CHECK(steps > 2000);
-  CHECK(clamped > 0);  // the clamps' zero tangents are exercised
-  // Parameters that are not unit seeds (a tangent along another direction) take the generic path.
-  const std::array<D, 21> wd = seeded(m.default_params(), 1);
-  CHECK_FALSE(m.derive(std::span<const D, 21>(wd)).seeded);
-}
-
-namespace {
-/// The rows of one card for Predictor::card-style passes: every later review
-/// h[j] (j >= 1) is a row with history h[0..j) and delta_t = h[j].t, plus, when
-/// `extra`, a second row of the same length at another interval (so that a
-/// row's curve is not always the next review's).
-struct CardRows {
-  std::vector<std::size_t> len;
-  std::vector<double> dt;
-};
-CardRows card_rows(const std::vector<Step>& h, bool extra) {
-  CardRows r;
-  for (std::size_t j = 1; j < h.size(); ++j) {
-    if (extra && j % 3 == 0) {
-      r.len.push_back(j);
-      r.dt.push_back(h[j].t + 2.5);
-    }
-    r.len.push_back(j);
-    r.dt.push_back(h[j].t);
-  }
-  return r;
-}
-}  // namespace
-
-TEST_CASE("Fsrs6: card() reuses the row's curve value for the next review, with predict()'s values exactly") {
-  const Fsrs6 m;
-  std::size_t rows = 0, reused = 0;
-  for (std::uint64_t seed = 0; seed < 120; ++seed) {
-    CAPTURE(seed);
-    const W w = srs::test::random_params(m, seed);
-    srs::test::HistoryOptions ho;
-    ho.min_len = 2;
-    ho.max_len = 4 + seed % 40;
-    const auto h = srs::test::simulate_history(seed * 7919 + 11, ho);
-    const CardRows r = card_rows(h, seed % 2 == 1);
-    const srs::optim::Predictor<double, Fsrs6> pd(m, std::span<const double, 21>(w));
-    const std::array<float, 21> wf = [&] {
-      std::array<float, 21> f{};
-      for (std::size_t k = 0; k < 21; ++k) f[k] = static_cast<float>(w[k]);
-      return f;
-    }();
-    const srs::optim::Predictor<float, Fsrs6> pf(m, std::span<const float, 21>(wf));
-    std::vector<double> got(r.len.size(), -1);
-    std::vector<float> got_f(r.len.size(), -1);
-    auto len = [&](std::size_t k) { return r.len[k]; };
-    auto dt = [&](std::size_t k) { return r.dt[k]; };
-    pd.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, double p) { got[k] = p; });
-    pf.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, float p) { got_f[k] = p; });
-    for (std::size_t k = 0; k < r.len.size(); ++k) {
-      CAPTURE(k);
-      const std::span<const Step> hist(h.data(), r.len[k]);
-      CHECK(got[k] == srs::optim::predict(m, std::span<const double, 21>(w), hist, r.dt[k]));
-      CHECK(got_f[k] == srs::optim::predict(m, std::span<const float, 21>(wf), hist, r.dt[k]));
-      ++rows;
-      reused += (k + 1 < r.len.size() && r.len[k + 1] > r.len[k] && h[r.len[k]].t == r.dt[k] && r.dt[k] >= 1) ? 1 : 0;
-    }
-  }
-  CHECK(rows > 1500);
-  CHECK(reused > 500);  // the shared-curve path is exercised
-}
-
-TEST_CASE(
-    "Fsrs6: CardAdjoint's gradient equals the forward mode's, its predictions card()'s to a few ulp and card<true>'s "
-    "exactly") {
-  using D = srs::core::Dual<double, 21>;
-  const Fsrs6 m;
-  std::mt19937_64 rng(5);
-  std::size_t rows = 0;
-  for (std::uint64_t seed = 0; seed < 200; ++seed) {
-    CAPTURE(seed);
-    // Random in-box vectors (even seeds) and uniform ones (odd), as the fused-path test: clamps and kinks occur.
-    const W w = seed % 2 == 0 ? srs::test::random_params(m, seed) : uniform_in_box(rng);
-    const std::array<D, 21> wd = seeded(w);
-    const std::span<const D, 21> ws(wd);
-    srs::test::HistoryOptions ho;
-    ho.min_len = 2;
-    ho.max_len = 3 + seed % 50;
-    const auto h = srs::test::simulate_history(seed * 104729 + 5, ho);
-    const CardRows r = card_rows(h, seed % 3 == 0);
-    auto len = [&](std::size_t k) { return r.len[k]; };
-    auto dt = [&](std::size_t k) { return r.dt[k]; };
-    // Any weights of the rows' predictions will do: dL/dp_k = coef(k, p_k).
-    auto coef = [](std::size_t k, double p) { return (k % 2 == 0 ? 1.0 : -0.7) / (0.05 + p); };
-    // Forward mode: Σ coef_k ∇p_k from the fused tangent path.
-    std::array<double, 21> expect{};
-    std::vector<double> p_fwd(r.len.size());
-    const srs::optim::Predictor<D, Fsrs6> fwd(m, ws);
-    fwd.card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, const D& p) {
-      p_fwd[k] = p.val;
-      for (std::size_t j = 0; j < 21; ++j) expect[j] += coef(k, p.val) * p.grad[j];
-    });
-    // Reverse mode, accumulating onto a gradient that is not zero.
-    std::array<double, 21> got;
-    got.fill(0.5);
-    std::vector<double> p_rev(r.len.size(), -1);
-    auto adj = m.card_adjoint();
-    adj.reset(ws);
-    adj.card(
-        std::span<const Step>(h), r.len.size(), len, dt,
-        [&](std::size_t k, double p) {
-          p_rev[k] = p;
-          return coef(k, p);
-        },
-        std::span<double, 21>(got));
-    for (std::size_t k = 0; k < p_rev.size(); ++k) {
-      CAPTURE(k);
-      CHECK(rel_close(p_rev[k], p_fwd[k], 1e-13));  // e^(y ln x) instead of pow: a few ulp
-    }
-    // Fsrs6::card<true> (the trainer's card-window loss pass) has the same
-    // powers: the same predictions to the last bit.
-    std::vector<double> p_fast(r.len.size(), -3);
-    m.card<true>(m.derive(std::span<const double, 21>(w)), std::span<const Step>(h), r.len.size(), len, dt,
-                 [&](std::size_t k, double p) { p_fast[k] = p; });
-    CHECK(p_fast == p_rev);
-    // With std::pow (card<false>, the trainer's loss-recording pass) the
-    // predictions are card()'s in double, to the last bit.
-    std::vector<double> p_exact(r.len.size(), -1), p_card(r.len.size(), -2);
-    std::array<double, 21> ignored{};
-    adj.template card<false>(
-        std::span<const Step>(h), r.len.size(), len, dt,
-        [&](std::size_t k, double p) {
-          p_exact[k] = p;
-          return coef(k, p);
-        },
-        std::span<double, 21>(ignored));
-    srs::optim::Predictor<double, Fsrs6>(m, std::span<const double, 21>(w))
-        .card(std::span<const Step>(h), r.len.size(), len, dt, [&](std::size_t k, double p) { p_card[k] = p; });
-    CHECK(p_exact == p_card);
-    double scale = 0;
-    for (double g : expect) scale = std::max(scale, std::abs(g));
-    for (std::size_t j = 0; j < 21; ++j) {
-      CAPTURE(j);
-      CHECK(std::abs((got[j] - 0.5) - expect[j]) <= 1e-10 * std::max(1.0, scale));
-    }
-    rows += r.len.size();
-  }
-  CHECK(rows > 2500);
-  // Parameters without unit tangents are refused.
-  const std::array<D, 21> wd = seeded(m.default_params(), 1);
-  auto adj = m.card_adjoint();
-  CHECK_THROWS_AS(adj.reset(std::span<const D, 21>(wd)), std::invalid_argument);
 }
 
 TEST_CASE("Fsrs6: NaN parity with out-of-box parameters") {

@@ -27,7 +27,7 @@
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
-#include <srs/optim/trainer.hpp>    // srs::optim::detail::HasCardAdjoint
+#include <srs/optim/trainer.hpp>    // srs::optim::GradientKernel
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
@@ -194,8 +194,8 @@ TEST_CASE("FsrsRs: step rules, input S and D clamped, same-day branch only at t 
 }
 
 TEST_CASE(
-    "FsrsRs: Predictor::card uses FSRS-rs's step rule (optim::predict's values, not FSRS-6's card pass nor its "
-    "CardAdjoint)") {
+    "FsrsRs: Predictor::card uses FSRS-rs's step rule (optim::predict's values), and training FSRS-6's generic "
+    "kernel, not FSRS-6's own") {
   const FsrsRs rs;
   const W w = Fsrs6::defaults;
   const std::span<const double, 21> ws(w);
@@ -219,10 +219,11 @@ TEST_CASE(
     differ_from_fsrs6 += by_card[k] != by_fsrs6[k];
   }
   CHECK(differ_from_fsrs6 > 0);
-  // Nor does it inherit FSRS-6's reverse-mode pass (FSRS-6's local steps):
-  // optim::train takes the forward-mode route for it.
-  static_assert(srs::optim::detail::HasCardAdjoint<Fsrs6>);
-  static_assert(!srs::optim::detail::HasCardAdjoint<FsrsRs>);
+  // Nor does it inherit FSRS-6's reverse-mode kernel (FSRS-6's local steps):
+  // kernels are chosen by exact type, so optim::train takes the generic
+  // forward-mode kernel for it.
+  static_assert(!srs::optim::GradientKernel<Fsrs6>::generic);
+  static_assert(srs::optim::GradientKernel<FsrsRs>::generic);
 }
 
 TEST_CASE("FsrsRs: check_model (Dual gradient vs finite differences) over random histories") {

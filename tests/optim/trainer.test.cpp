@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/optim/trainer.hpp: PyTorch's randperm reproduced draw by draw,
-// the trainer's modes, its contract (box, rounding, errors, determinism) on a
+// Tests of srs/optim/trainer.hpp: the trainer's modes, its contract (box, rounding, errors, determinism) on a
 // small simulated user, and recovery of a ground truth that differs from the
 // default parameters.
 #include <algorithm>  // std::sort, std::min, std::stable_sort
@@ -21,13 +20,12 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
-#include <srs/optim/trainer.hpp>    // srs::optim::train, torch_randperm, TrainMode, TrainOptions
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainMode, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
 using srs::models::Fsrs6;
-using srs::optim::torch_randperm;
 using srs::optim::TrainMode;
 using Params = std::array<double, 21>;
 
@@ -69,75 +67,6 @@ const srs::data::Dataset& small_user() {
 bool rounded_to_4(double x) { return std::abs(x * 1e4 - std::round(x * 1e4)) < 1e-6; }
 
 }  // namespace
-
-TEST_CASE("torch_randperm: a permutation of 0..n-1") {
-  std::mt19937 gen(2023);
-  for (std::size_t n : {0u, 1u, 2u, 3u, 10u, 33u, 512u, 1000u}) {
-    CAPTURE(n);
-    auto p = torch_randperm(n, gen);
-    REQUIRE(p.size() == n);
-    std::sort(p.begin(), p.end());
-    for (std::size_t k = 0; k < n; ++k) CHECK(p[k] == k);
-  }
-}
-
-TEST_CASE("torch_randperm: Fisher-Yates from the front with mt19937(2023)() % (n - i)") {
-  // Hand-unrolled: position i swaps with i + gen() % (n - i), for i = 0 .. n-2.
-  SUBCASE("n = 1: the identity, and no number is drawn") {
-    std::mt19937 gen(2023), ref(2023);
-    CHECK(torch_randperm(1, gen) == std::vector<std::size_t>{0});
-    CHECK(gen() == ref());
-    CHECK(torch_randperm(0, gen).empty());
-    CHECK(gen() == ref());
-  }
-  SUBCASE("n = 2: one draw") {
-    std::mt19937 gen(2023), ref(2023);
-    std::vector<std::size_t> r{0, 1};
-    const auto z0 = ref() % 2;
-    std::swap(r[0], r[0 + z0]);
-    CHECK(torch_randperm(2, gen) == r);
-    CHECK(gen() == ref());  // exactly n - 1 draws consumed
-  }
-  SUBCASE("n = 5") {
-    std::mt19937 gen(2023), ref(2023);
-    std::vector<std::size_t> r{0, 1, 2, 3, 4};
-    const auto z0 = ref() % 5;
-    std::swap(r[0], r[0 + z0]);
-    const auto z1 = ref() % 4;
-    std::swap(r[1], r[1 + z1]);
-    const auto z2 = ref() % 3;
-    std::swap(r[2], r[2 + z2]);
-    const auto z3 = ref() % 2;
-    std::swap(r[3], r[3 + z3]);
-    CHECK(torch_randperm(5, gen) == r);
-    CHECK(gen() == ref());
-  }
-  SUBCASE("n = 9, twice from the same generator (one permutation per epoch)") {
-    std::mt19937 gen(2023), ref(2023);
-    for (int epoch = 0; epoch < 2; ++epoch) {
-      CAPTURE(epoch);
-      std::vector<std::size_t> r{0, 1, 2, 3, 4, 5, 6, 7, 8};
-      const auto z0 = ref() % 9;
-      std::swap(r[0], r[0 + z0]);
-      const auto z1 = ref() % 8;
-      std::swap(r[1], r[1 + z1]);
-      const auto z2 = ref() % 7;
-      std::swap(r[2], r[2 + z2]);
-      const auto z3 = ref() % 6;
-      std::swap(r[3], r[3 + z3]);
-      const auto z4 = ref() % 5;
-      std::swap(r[4], r[4 + z4]);
-      const auto z5 = ref() % 4;
-      std::swap(r[5], r[5 + z5]);
-      const auto z6 = ref() % 3;
-      std::swap(r[6], r[6 + z6]);
-      const auto z7 = ref() % 2;
-      std::swap(r[7], r[7 + z7]);
-      CHECK(torch_randperm(9, gen) == r);
-    }
-    CHECK(gen() == ref());
-  }
-}
 
 TEST_CASE("stable_sort_by_small_key: the order of std::stable_sort, counting sort and fallback alike") {
   std::mt19937 gen(7);
@@ -319,13 +248,12 @@ TEST_CASE("trainer: recovers a ground truth away from the defaults") {
 }
 
 namespace {
-/// FSRS-6 without its reverse-mode card pass: card-window training then
-/// propagates forward-mode tangents (the generic route of every other model).
-struct Fsrs6Forward : srs::models::Fsrs6 {
-  void card_adjoint() const = delete;
-};
-static_assert(srs::optim::detail::HasCardAdjoint<srs::models::Fsrs6>);
-static_assert(!srs::optim::detail::HasCardAdjoint<Fsrs6Forward>);
+/// FSRS-6 as another type: kernels are chosen by exact type, so training it
+/// takes the generic forward-mode kernel (the route of every other model),
+/// with nothing to delete.
+struct Fsrs6Forward : srs::models::Fsrs6 {};
+static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
+static_assert(srs::optim::GradientKernel<Fsrs6Forward>::generic);
 
 /// A simulated user preprocessed as for --short, with the indices of all its rows.
 struct ShortUser {
@@ -372,9 +300,9 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
 
 TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batches take partly from the first batch") {
   // FSRS-6 in card-window batches computes the loss of the parameters after
-  // epoch e partly in epoch e + 1's first batch (reverse mode), the rest with
-  // Fsrs6::card<true> (the same e^(y ln x) powers); Fsrs6Forward (no
-  // reverse-mode pass) evaluates them in a separate pass with std::pow.
+  // epoch e partly in epoch e + 1's first batch (its kernel's reverse mode),
+  // the rest with the kernel's predict<true> (the same e^(y ln x) powers);
+  // Fsrs6Forward (the generic kernel) evaluates them in a separate pass with std::pow.
   for (const int days : {20, 150}) {  // one batch per epoch, and several
     CAPTURE(days);
     const ShortUser u = short_user(4, days, "epochs");
@@ -396,11 +324,12 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
     // The initial parameters are the same: the same loss, up to the powers' last bits.
     CHECK(fused[0].second == doctest::Approx(separate[0].second).epsilon(1e-13));
     // Its value: Σ BCE over the rows in order of history length (stable), / N,
-    // each row predicted alone with card<true> (std::pow: separate[0]); no penalty at w0.
+    // each row predicted alone with predict<true> (std::pow: separate[0]); no penalty at w0.
     const srs::models::Fsrs6 m;
     std::array<double, 21> w0 = m.default_params();
     m.initialize(std::span<double, 21>(w0), u.ds, all);
-    const auto dv = m.derive(std::span<const double, 21>(w0));
+    srs::optim::GradientKernel<srs::models::Fsrs6> kernel(m);
+    kernel.reset(std::span<const double, 21>(w0));
     std::vector<std::size_t> by_len(u.rows);
     std::stable_sort(by_len.begin(), by_len.end(),
                      [&](std::size_t a, std::size_t b) { return u.ds.items[a].hist_len < u.ds.items[b].hist_len; });
@@ -408,8 +337,8 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
     for (const std::size_t r : by_len) {
       const srs::data::Item& it = u.ds.items[r];
       double p = -1;
-      m.card<true>(
-          dv, u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
+      kernel.predict<true>(
+          u.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
           [&](std::size_t, double v) { p = v; });
       sum += srs::optim::bce(p, it.y);
       sum_std +=

@@ -31,6 +31,12 @@
 /// toward the post-S0 vector. The S0 fit uses Boost.Math's Brent minimizer
 /// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
 ///
+/// Each version holds its equations once: state updates, curve (`forgetting_curve`)
+/// and the curve's inverse (`interval(w, state, r)`, the scheduler's interval
+/// for a desired retention). No gradient code lives here: training takes the
+/// gradient from optim::GradientKernel<M> (optim/kernels/: forward-mode duals
+/// through these functions, or FSRS-6's reverse-mode kernel).
+///
 /// Secs mode (`model.secs = true`, for datasets preprocessed with
 /// PreprocessOptions::secs, whose intervals are fractional days; docs/protocol.md
 /// §7.2, §7.3, docs/models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
@@ -46,12 +52,9 @@
 #include <cstdint>      // std::int32_t, std::uintmax_t
 #include <limits>       // std::numeric_limits
 #include <map>          // std::map
-#include <optional>     // std::optional
 #include <span>         // std::span
-#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
-#include <type_traits>  // std::is_same_v
-#include <utility>      // std::pair, std::as_const
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <boost/math/tools/minima.hpp>  // boost::math::tools::brent_find_minima
@@ -280,13 +283,23 @@ T exponential_curve(double t, const T& s) {
   return pow(V(0.9), V(t) / s);
 }
 
-/// R = (1 + F t/S)^-0.5 with F = 0.9^-2 - 1 = 19/81 (FSRS-4.5 and FSRS-5).
+/// Its inverse: the t with 0.9^(t/S) = r, t = S ln r / ln 0.9.
+inline double exponential_curve_interval(double s, double r) { return s * std::log(r) / std::log(0.9); }
+
+/// F of the FSRS-4.5 curve: 0.9^(1/-0.5) - 1 = 19/81, as the reference computes it in double.
+inline constexpr double power_curve_half_factor = 0.2345679012345678;
+
+/// R = (1 + F t/S)^-0.5 with F = 0.9^-2 - 1 = 19/81 (FSRS-4.5 and FSRS-5; the
+/// GRU and Transformer heads predict with it too).
 template <class T>
 T power_curve_half(double t, const T& s) {
   using std::pow;
   using V = core::value_t<T>;
-  constexpr double factor = 0.2345679012345678;  // 0.9 ** (1 / -0.5) - 1 in double, as the reference
-  return pow(V(1) + V(factor) * V(t) / s, V(-0.5));
+  return pow(V(1) + V(power_curve_half_factor) * V(t) / s, V(-0.5));
+}
+/// Its inverse: t = S / F (r^-2 - 1).
+inline double power_curve_half_interval(double s, double r) {
+  return s / power_curve_half_factor * (std::pow(r, -2.0) - 1.0);
 }
 
 /// x^y by `pow` (std::pow, or core::pow for duals): the default power of the updates below.
@@ -486,6 +499,10 @@ struct Fsrs1 : FsrsBase<Fsrs1, 7> {
   T recall(std::span<const T, 7>, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s);
   }
+  /// The curve's inverse: the interval after which recall falls to r.
+  double interval(std::span<const double, 7>, const State<double>& st, double r) const {
+    return detail::exponential_curve_interval(st.s, r);
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -550,6 +567,10 @@ struct Fsrs2 : FsrsBase<Fsrs2, 14> {
   T recall(std::span<const T, 14>, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s);
   }
+  /// The curve's inverse: the interval after which recall falls to r.
+  double interval(std::span<const double, 14>, const State<double>& st, double r) const {
+    return detail::exponential_curve_interval(st.s, r);
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -612,6 +633,10 @@ struct Fsrs3 : FsrsBase<Fsrs3, 13> {
   T recall(std::span<const T, 13>, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s);
   }
+  /// The curve's inverse: the interval after which recall falls to r.
+  double interval(std::span<const double, 13>, const State<double>& st, double r) const {
+    return detail::exponential_curve_interval(st.s, r);
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -665,6 +690,10 @@ struct Fsrs4Like : WithS0Fit<Derived, 17> {
   T recall(std::span<const T, 17>, const State<T>& st, double delta_t) const {
     return Derived::forgetting_curve(delta_t, st.s);
   }
+  /// The curve's inverse: the interval after which recall falls to r.
+  double interval(std::span<const double, 17>, const State<double>& st, double r) const {
+    return Derived::curve_interval(st.s, r);
+  }
 
   /// Gradient steps use only the rows after the first long-term review.
   bool keep_for_training(const data::Item& it) const { return it.i > 2; }
@@ -704,6 +733,8 @@ struct Fsrs4 : detail::Fsrs4Like<Fsrs4> {
     using V = core::value_t<T>;
     return V(1) / (V(1) + V(t) / (V(9) * s));
   }
+  /// Its inverse: t = 9 S (1/r - 1).
+  static double curve_interval(double s, double r) { return 9.0 * s * (1.0 / r - 1.0); }
   static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
 };
 
@@ -744,6 +775,8 @@ struct Fsrs4_5 : detail::Fsrs4Like<Fsrs4_5> {
   static T forgetting_curve(double t, const T& s) {
     return detail::power_curve_half(t, s);
   }
+  /// Its inverse: t = S / F (r^-2 - 1).
+  static double curve_interval(double s, double r) { return detail::power_curve_half_interval(s, r); }
   static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
 };
 
@@ -796,6 +829,8 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
   static T forgetting_curve(double t, const T& s) {
     return detail::power_curve_half(t, s);
   }
+  /// Its inverse: t = S / F (r^-2 - 1).
+  static double curve_interval(double s, double r) { return detail::power_curve_half_interval(s, r); }
   static double s0_curve(double t, double s) { return forgetting_curve(t, s); }
 
   template <class T>
@@ -827,6 +862,10 @@ struct Fsrs5 : WithS0Fit<Fsrs5, 19> {
   template <class T>
   T recall(std::span<const T, 19>, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s);
+  }
+  /// The curve's inverse: the interval after which recall falls to r.
+  double interval(std::span<const double, 19>, const State<double>& st, double r) const {
+    return curve_interval(st.s, r);
   }
 
   template <class T>
@@ -884,13 +923,30 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   int same_day_floor_rating = 2;  ///< G0: same-day SInc >= 1 for ratings >= G0 (2 now, 3 in the FSRS-6 release)
   double gamma = 1;               ///< weight of the L2 penalty
 
+  /// F = 0.9^(-1/d) - 1 of the curve with decay d (so that R(S, S) = 0.9).
+  template <class T>
+  static T curve_factor(const T& decay) {
+    using std::pow;
+    using V = core::value_t<T>;
+    return pow(V(0.9), V(-1) / decay) - V(1);
+  }
+  /// R(t, S) = (1 + F t / S)^(-d) with F = curve_factor(d) given; `power`
+  /// computes x^y (std::pow or core::pow by default).
+  template <class T, class Pow = detail::StdPow>
+  static T curve(const T& factor, const T& decay, double t, const T& s, Pow power = {}) {
+    using V = core::value_t<T>;
+    return power(T(V(1) + factor * V(t) / s), T(-decay));
+  }
   /// R(t, S) = (1 + F t / S)^(-d), F = 0.9^(-1/d) - 1.
   template <class T>
   static T forgetting_curve(double t, const T& s, const T& decay) {
-    using std::pow;
-    using V = core::value_t<T>;
-    const T factor = pow(V(0.9), V(-1) / decay) - V(1);
-    return pow(V(1) + factor * V(t) / s, -decay);
+    return curve(curve_factor(decay), decay, t, s);
+  }
+  /// The curve's inverse: the interval after which recall falls to r,
+  /// t = S / F (r^(-1/d) - 1), d = w20.
+  double interval(std::span<const double, 21> w, const State<double>& st, double r) const {
+    const double decay = w[20];
+    return st.s / curve_factor(decay) * (std::pow(r, -1.0 / decay) - 1.0);
   }
   /// The S0 fit uses the curve at the default decay.
   static double s0_curve(double t, double s) { return forgetting_curve(t, s, defaults[20]); }
@@ -911,25 +967,14 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
     T exp_w8;                   ///< e^w8
     T lapse_cap;                ///< e^(w17 w18)
     std::array<T, 4> same_day;  ///< e^(w17 (g - 3 + w18)) for g = 1..4
-    /// T = Dual<V, 21> whose w_k carry the unit tangents e_k (as optim::train
-    /// seeds them): next() and recall() then take the fused tangent path.
-    bool seeded = false;
   };
 
   template <class T>
   Derived<T> derive(std::span<const T, 21> w) const {
     using std::exp;
-    using std::pow;
     using V = core::value_t<T>;
-    Derived<T> d{w, pow(V(0.9), V(-1) / w[20]) - V(1), init_difficulty(w, 4), exp(w[8]), exp(w[17] * w[18]), {}};
+    Derived<T> d{w, curve_factor(w[20]), init_difficulty(w, 4), exp(w[8]), exp(w[17] * w[18]), {}};
     for (int g = 1; g <= 4; ++g) d.same_day[static_cast<std::size_t>(g - 1)] = exp(w[17] * (V(g - 3) + w[18]));
-    if constexpr (core::is_dual_v<T>) {
-      if constexpr (T::size == 21) {
-        d.seeded = true;
-        for (std::size_t k = 0; k < 21; ++k)
-          for (std::size_t j = 0; j < 21; ++j) d.seeded = d.seeded && w[k].grad[j] == V(j == k ? 1 : 0);
-      }
-    }
     return d;
   }
 
@@ -943,83 +988,24 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
 
   template <class T>
   State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step) const {
-    return next_with(dv, st, step, static_cast<const T*>(nullptr));
+    return next(dv, st, step, static_cast<const T*>(nullptr));
   }
 
-  /// Fast: the power as Power<true> (see card()).
-  template <bool Fast = false, class T>
+  template <class T>
   T recall(const Derived<T>& dv, const State<T>& st, double delta_t) const {
-    using V = core::value_t<T>;
-    if constexpr (core::is_dual_v<T>) {
-      if (dv.seeded) {
-        const Curve<V> c = curve(dv, st.s.val, delta_t);
-        T r(c.r);
-        for (std::size_t i = 0; i < 21; ++i) r.grad[i] = c.d_s * st.s.grad[i];
-        r.grad[20] += c.d_w20;
-        return r;
-      }
-    }
-    return Power<Fast>{}(T(V(1) + dv.factor * V(delta_t) / st.s), T(-dv.w[20]));
+    return curve(dv.factor, dv.w[20], delta_t, st.s);
   }
 
-  /// Predictions of the rows of one card (optim::Predictor::card uses it): the
-  /// generic loop, except that the curve value R(t, S) computed for a row's
-  /// prediction is reused by the card's next review when that review's elapsed
-  /// time equals the row's delta_t (as it does for consecutive rows of a card):
-  /// the same expression on the same operands, so the same values, with one
-  /// pow fewer per review. Seeded duals (training) take the fused path instead.
-  /// Fast (T = double): every power x^y (x > 0) as e^(y ln x), the arithmetic of
-  /// CardAdjoint::card<true>, whose predictions these are to the last bit (a few
-  /// ulp from std::pow's, and cheaper): optim::train's loss passes in
-  /// card-window batches use it.
-  template <bool Fast = false, class T, class Len, class Dt, class Emit>
-  void card(const Derived<T>& dv, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
-            Emit emit) const {
-    if (n == 0) return;
-    State<T> state = init(dv, steps[0]);
-    std::size_t done = 1;  // reviews replayed into `state`
-    T r{};                 // the last row's prediction, from `state`
-    double r_t = 0;        // ... at this elapsed time
-    bool have_r = false;
-    for (std::size_t k = 0; k < n; ++k) {
-      for (const std::size_t l = len(k); done < l; ++done) {
-        state = next_with<Fast>(dv, state, steps[done],
-                                have_r && steps[done].t == r_t ? &r : static_cast<const T*>(nullptr));
-        have_r = false;
-      }
-      r_t = delta_t(k);
-      r = recall<Fast>(dv, state, r_t);
-      have_r = !dv.seeded;
-      emit(k, std::as_const(r));
-    }
-  }
-
- private:
-  /// x^y: std::pow (core::pow for duals), or with Fast (double only) PowOf<true>'s
-  /// e^(y ln x), the power of the reverse-mode training pass.
-  template <bool Fast>
-  struct Power {
-    template <class T>
-    T operator()(const T& x, const T& y) const {
-      if constexpr (Fast && std::is_same_v<T, double>) {
-        return PowOf<true, double>(x, y).p;
-      } else {
-        return detail::StdPow{}(x, y);
-      }
-    }
-  };
-
-  /// next(); `r_known`, when given, is R(step.t, st.s) as recall() computes it.
-  /// Fast: the powers as Power<true> (see card()).
-  template <bool Fast = false, class T>
-  State<T> next_with(const Derived<T>& dv, const State<T>& st, data::Step step, const T* r_known) const {
+  /// next() with R(step.t, S) given when the caller has it (`r_known`, the
+  /// curve's value on the same operands: a card's previous prediction when its
+  /// interval equals this review's) and every x^y computed by `power`
+  /// (std::pow or core::pow by default; the gradient kernel's loss pass,
+  /// optim/kernels/fsrs6.hpp, passes its e^(y ln x)).
+  template <class T, class Pow = detail::StdPow>
+  State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step, const T* r_known, Pow power = {}) const {
     using core::clamp;
     using core::min;
     using V = core::value_t<T>;
-    if constexpr (core::is_dual_v<T>) {
-      if (dv.seeded) return next_seeded(dv, st, step);
-    }
-    constexpr Power<Fast> power{};
     const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
     T s;
@@ -1030,217 +1016,13 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
       if (g >= same_day_floor_rating) sinc = clamp(sinc, V(1), std::numeric_limits<V>::infinity());
       s = st.s * sinc;
     } else {
-      const T r = r_known ? *r_known : power(T(V(1) + dv.factor * V(step.t) / st.s), T(-w[20]));
+      const T r = r_known ? *r_known : curve(dv.factor, w[20], step.t, st.s, power);
       s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, st.s, st.d, r, g, power)
                 : min(detail::stability_after_failure(w, st.s, st.d, r, power), st.s / dv.lapse_cap);
     }
     return {clamp(s, V(min_stability()), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, st.d, g)};
   }
 
-  // --- The fused tangent path (forward mode, T = Dual<V, 21>, unit seeds) ---
-  // The generic path runs every elementary operation on 21-wide tangents. Here
-  // each step computes its values with the same scalar operations, in the same
-  // order (so the values are identical), and its local partial derivatives;
-  // the new tangents are then ∇s' = a ∇S + b ∇D + Σ c_k e_k and
-  // ∇d' = a' ∇D + Σ c'_k e_k: one fused 21-wide pass per output instead of
-  // about thirty. The partials follow the generic path's conventions (PyTorch's
-  // pow masks, min's tie split, clamp's zero outside the bounds); the tangents
-  // agree with it to rounding (tests/models/fsrs.test.cpp).
-
-  /// ∂(x^y)/∂x and ∂(x^y)/∂y with p = x^y, masked as core::pow(Dual, Dual).
-  template <class V>
-  static std::pair<V, V> pow_partials(V x, V y, V p) {
-    using std::log;
-    using std::pow;
-    const V dx = y == V(0) ? V(0) : (x != V(0) ? y * p / x : y * pow(x, y - V(1)));
-    const V dy = (x == V(0) && y >= V(0)) || p == V(0) ? V(0) : p * log(x);
-    return {dx, dy};
-  }
-
-  /// x^y and, on demand, its partials (as pow_partials). Fast = false: std::pow,
-  /// the generic path's value. Fast = true (the reverse-mode training pass): for
-  /// x > 0, e^(y ln x), reusing ln x for ∂/∂y — a few ulp from std::pow, one
-  /// pow fewer per use (the gradient needs ln x anyway).
-  template <bool Fast, class V>
-  struct PowOf {
-    V x, y, p, log_x = 0;
-    bool have_log = false;
-    PowOf(V x_, V y_) : x(x_), y(y_) {
-      if constexpr (Fast) {
-        if (x > V(0)) {
-          log_x = std::log(x);
-          p = std::exp(y * log_x);
-          have_log = true;
-          return;
-        }
-      }
-      p = std::pow(x, y);
-    }
-    std::pair<V, V> partials() const {
-      if (have_log) return {y == V(0) ? V(0) : y * p / x, p == V(0) ? V(0) : p * log_x};
-      return pow_partials(x, y, p);
-    }
-  };
-
-  /// R = (1 + F t / S)^(-w20) and its partials ∂R/∂S and ∂R/∂w20 (through F too).
-  template <class V>
-  struct Curve {
-    V r, d_s, d_w20;
-  };
-  template <bool Fast = false, class T, class V = core::value_t<T>>
-  static Curve<V> curve(const Derived<T>& dv, V s, double t) {
-    const V q = dv.factor.val * V(t) / s;
-    const V b = V(1) + q;
-    const V w20 = dv.w[20].val;
-    const PowOf<Fast, V> pw(b, -w20);
-    const V r = pw.p;
-    const auto [dx, dy] = pw.partials();
-    // ∇b = (t/S) ∇F - (q/S) ∇S, ∇F = F' e20;  ∇(-w20) = -e20
-    return {r, dx * (-q / s), dx * (V(t) * dv.factor.grad[20] / s) - dy};
-  }
-
-  /// One review step on the values (S, D) and its local partial derivatives:
-  /// s' = `s`, d' = `d`; ∂s'/∂S = a_s, ∂s'/∂D = b_s, ∂s'/∂w_k = c_s[j] for the
-  /// n_s indices k = k_s[j] (direct; every other one is zero), ∂d'/∂D = a_d,
-  /// ∂d'/∂w_{4+j} = c_d[j]; all zero for a clamped output.
-  template <class V>
-  struct Local {
-    V s, d;
-    V a_s = 0, b_s = 0, a_d = 0;
-    std::size_t n_s = 0;
-    std::array<std::uint8_t, 7> k_s{};
-    std::array<V, 7> c_s{};
-    std::array<V, 4> c_d{};
-    void add_s(std::size_t k, V v) {
-      k_s[n_s] = static_cast<std::uint8_t>(k);
-      c_s[n_s++] = v;
-    }
-  };
-  /// The step's values with exactly the generic path's scalar operations, and
-  /// its partials (Fast: PowOf's e^(y ln x) instead of std::pow). `known`, when
-  /// given, is curve<Fast>(dv, S, step.t).
-  template <bool Fast = false, class T, class V = core::value_t<T>>
-  Local<V> local_step(const Derived<T>& dv, V S, V D, data::Step step, const Curve<V>* known = nullptr) const {
-    using std::exp;
-    const auto w = [&](std::size_t k) { return dv.w[k].val; };
-    const int g = step.rating;
-    Local<V> out;
-    V s;               // new stability
-    V& a_s = out.a_s;  // ∂s/∂S
-    V& b_s = out.b_s;  // ∂s/∂D
-    if (step.t < 1.0) {
-      // Same-day: s = S · max(1, c S^(-w19)) (the floor for g >= G0), c = e^(w17 (g - 3 + w18)).
-      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
-      const T& c = dv.same_day[k];
-      const PowOf<Fast, V> pw(S, -w(19));
-      const V p = pw.p;
-      V sinc = c.val * p;
-      if (g >= same_day_floor_rating && sinc < V(1)) {
-        sinc = V(1);
-        s = S * sinc;
-        a_s = sinc;
-      } else {
-        const auto [dx, dy] = pw.partials();
-        s = S * sinc;
-        a_s = sinc + S * c.val * dx;
-        out.add_s(19, -S * c.val * dy);
-        out.add_s(17, S * p * c.grad[17]);
-        out.add_s(18, S * p * c.grad[18]);
-      }
-    } else {
-      const Curve<V> cr = known ? *known : curve<Fast>(dv, S, step.t);
-      const V r = cr.r;
-      if (g > 1) {
-        // s = S (1 + e^w8 (11 - D) S^(-w9) (e^(w10 (1 - R)) - 1) m), m = w15 (Hard), w16 (Easy), else 1
-        const PowOf<Fast, V> pw(S, -w(9));
-        const V p = pw.p;
-        const auto [dx, dy] = pw.partials();
-        const V e = exp((V(1) - r) * w(10));
-        const V a1 = dv.exp_w8.val * (V(11) - D);
-        const V a = a1 * p;
-        const V f = a * (e - V(1));
-        const std::size_t mk = g == 2 ? 15 : (g == 4 ? 16 : 0);
-        const V m = mk ? w(mk) : V(1);
-        const V fm = mk ? f * m : f;
-        s = S * (V(1) + fm);
-        const V f_r = a * e * -w(10) * m;
-        a_s = (V(1) + fm) + S * (a1 * dx * (e - V(1)) * m + f_r * cr.d_s);
-        b_s = S * (-dv.exp_w8.val * p * (e - V(1)) * m);
-        out.add_s(8, S * (dv.exp_w8.grad[8] * (V(11) - D) * p * (e - V(1)) * m));
-        out.add_s(9, S * (-a1 * dy * (e - V(1)) * m));
-        out.add_s(10, S * (a * e * (V(1) - r) * m));
-        out.add_s(20, S * f_r * cr.d_w20);
-        if (mk) out.add_s(mk, S * f);
-      } else {
-        // s = min(w11 D^(-w12) ((S + 1)^w13 - 1) e^(w14 (1 - R)), S / e^(w17 w18))
-        const PowOf<Fast, V> pq(D, -w(12));
-        const V q = pq.p;
-        const auto [qx, qy] = pq.partials();
-        const V s1 = S + V(1);
-        const PowOf<Fast, V> pu(s1, w(13));
-        const V u = pu.p;
-        const auto [ux, uy] = pu.partials();
-        const V x = exp((V(1) - r) * w(14));
-        const V sf = w(11) * q * (u - V(1)) * x;
-        const V cap_l = dv.lapse_cap.val;
-        const V cap = S / cap_l;
-        const V ka = sf < cap ? V(1) : (cap < sf ? V(0) : V(0.5));  // min's selection (tie: half each)
-        const V kb = V(1) - ka;
-        s = cap < sf ? cap : sf;
-        const V f_r = w(11) * q * (u - V(1)) * x * -w(14);
-        a_s = ka * (w(11) * q * ux * x + f_r * cr.d_s) + kb / cap_l;
-        b_s = ka * (w(11) * qx * (u - V(1)) * x);
-        out.add_s(11, ka * (q * (u - V(1)) * x));
-        out.add_s(12, ka * (-w(11) * qy * (u - V(1)) * x));
-        out.add_s(13, ka * (w(11) * q * uy * x));
-        out.add_s(14, ka * (w(11) * q * (u - V(1)) * x * (V(1) - r)));
-        out.add_s(20, ka * f_r * cr.d_w20);
-        const V cap_d = -kb * cap / cap_l;  // ∂(S/L)/∂L
-        out.add_s(17, cap_d * dv.lapse_cap.grad[17]);
-        out.add_s(18, cap_d * dv.lapse_cap.grad[18]);
-      }
-    }
-    const V lo = V(min_stability()), hi = V(s_max);
-    if (s < lo || s > hi) {
-      out.s = s < lo ? lo : hi;
-      a_s = b_s = V(0);
-      out.n_s = 0;
-    } else {
-      out.s = s;
-    }
-    // Difficulty: d' = clamp(w7 D0(4) + (1 - w7) (D + ΔD (10 - D) / 9), 1, 10), ΔD = -w6 (g - 3).
-    const V delta = -w(6) * V(g - 3);
-    const V damped = D + delta * (V(10) - D) / V(9);
-    const V d0 = dv.d0_easy.val;
-    const V d = w(7) * d0 + (V(1) - w(7)) * damped;
-    if (d < V(1) || d > V(10)) {
-      out.d = d < V(1) ? V(1) : V(10);
-    } else {
-      out.c_d[0] = w(7) * dv.d0_easy.grad[4];
-      out.c_d[1] = w(7) * dv.d0_easy.grad[5];
-      out.c_d[2] = (V(1) - w(7)) * (-V(g - 3) * (V(10) - D) / V(9));
-      out.c_d[3] = d0 - damped;
-      out.a_d = (V(1) - w(7)) * (V(1) - delta / V(9));
-      out.d = d;
-    }
-    return out;
-  }
-
-  /// The fused tangent step: ∇s' = a_s ∇S + b_s ∇D + c_s, ∇d' = a_d ∇D + c_d.
-  template <class T>
-  State<T> next_seeded(const Derived<T>& dv, const State<T>& st, data::Step step) const {
-    const auto l = local_step(dv, st.s.val, st.d.val, step);
-    State<T> out;
-    out.s.val = l.s;
-    for (std::size_t i = 0; i < 21; ++i) out.s.grad[i] = l.a_s * st.s.grad[i] + l.b_s * st.d.grad[i];
-    for (std::size_t j = 0; j < l.n_s; ++j) out.s.grad[l.k_s[j]] += l.c_s[j];
-    out.d.val = l.d;
-    for (std::size_t i = 0; i < 21; ++i) out.d.grad[i] = l.a_d * st.d.grad[i];
-    for (std::size_t j = 0; j < 4; ++j) out.d.grad[4 + j] += l.c_d[j];
-    return out;
-  }
-
- public:
   // The step functions on the parameter vector itself (for callers stepping
   // one review at a time); they derive the parameter-only quantities each call.
   template <class T>
@@ -1255,94 +1037,6 @@ struct Fsrs6 : WithS0Fit<Fsrs6, 21> {
   T recall(std::span<const T, 21> w, const State<T>& st, double delta_t) const {
     return forgetting_curve(delta_t, st.s, w[20]);
   }
-
-  /// Reverse-mode training pass over whole cards; optim::train uses it per card
-  /// for card-window batches (srs-bench --fast) and per row for reference
-  /// batches. `reset(w)` takes a batch's parameters, unit-seeded
-  /// Dual<double, 21> as the trainer seeds them; `card(...)` predicts the rows
-  /// of one card as card() does, asks `coef(k, p_k)` for ∂loss/∂p_k and adds
-  /// Σ_k coef_k ∇p_k to `grad`. It records each review's local partials
-  /// (local_step) on the way forward, then sweeps the card backward with two
-  /// scalar adjoints (∂loss/∂S, ∂loss/∂D) instead of carrying 21-wide tangents
-  /// forward through every review. With FastPow (the default) its powers are
-  /// e^(y ln x) (PowOf<true>), so the p_k are card<true>'s to the last bit and
-  /// within a few ulp of card()'s; the gradient equals the forward mode's to
-  /// rounding (tests/models/fsrs.test.cpp).
-  class CardAdjoint {
-   public:
-    using Dual = core::Dual<double, 21>;
-    explicit CardAdjoint(const Fsrs6& model) : model_(model) {}
-
-    /// @throws std::invalid_argument unless w_k carries the unit tangent e_k
-    void reset(std::span<const Dual, 21> w) {
-      dv_.emplace(model_.derive(w));
-      if (!dv_->seeded) throw std::invalid_argument("Fsrs6::CardAdjoint: the parameters must carry unit tangents");
-      for (int g = 1; g <= 4; ++g) init_[static_cast<std::size_t>(g - 1)] = model_.init(*dv_, data::Step{0, g});
-    }
-
-    /// `steps`: the card's reviews; rows k = 0..n-1 with history lengths len(k)
-    /// (>= 1, non-decreasing) and target intervals delta_t(k), as optim::Predictor::card.
-    /// FastPow = false: std::pow, so the p_k are card()'s exactly.
-    template <bool FastPow = true, class Len, class Dt, class Coef>
-    void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Coef coef,
-              std::span<double, 21> grad) {
-      if (n == 0) return;
-      const Derived<Dual>& dv = *dv_;
-      const int g0 = steps[0].rating;
-      if (g0 < 1 || g0 > 4) init_other_ = model_.init(dv, steps[0]);
-      const State<Dual>& st0 = g0 >= 1 && g0 <= 4 ? init_[static_cast<std::size_t>(g0 - 1)] : init_other_;
-      const std::size_t m = len(n - 1);  // states 0..m-1: after 1..m reviews
-      if (tape_.size() < m) {
-        tape_.resize(m);
-        seed_.resize(m);
-      }
-      std::fill_n(seed_.begin(), m, 0.0);
-      // Forward: values and local partials; each row's prediction and its
-      // direct contributions (∂p/∂S into the state's adjoint seed, ∂p/∂w20).
-      double s = st0.s.val, d = st0.d.val;
-      std::size_t done = 1;
-      Curve<double> c{};
-      double c_t = 0;
-      bool have_c = false;  // c = curve(dv, s, c_t) for the current state
-      for (std::size_t k = 0; k < n; ++k) {
-        for (const std::size_t l = len(k); done < l; ++done) {
-          const data::Step step = steps[done];
-          tape_[done] = model_.template local_step<FastPow>(dv, s, d, step, have_c && step.t == c_t ? &c : nullptr);
-          s = tape_[done].s;
-          d = tape_[done].d;
-          have_c = false;
-        }
-        c_t = delta_t(k);
-        c = curve<FastPow>(dv, s, c_t);
-        have_c = true;
-        const double cf = coef(k, c.r);
-        seed_[done - 1] += cf * c.d_s;
-        grad[20] += cf * c.d_w20;
-      }
-      // Backward: λs, λd = ∂loss/∂(S, D) of state i, from the last state to the first.
-      double ls = 0, ld = 0;
-      for (std::size_t i = m - 1; i > 0; --i) {
-        ls += seed_[i];
-        const Local<double>& e = tape_[i];
-        for (std::size_t j = 0; j < e.n_s; ++j) grad[e.k_s[j]] += ls * e.c_s[j];
-        for (std::size_t j = 0; j < 4; ++j) grad[4 + j] += ld * e.c_d[j];
-        const double ls_prev = ls * e.a_s;
-        ld = ls * e.b_s + ld * e.a_d;
-        ls = ls_prev;
-      }
-      ls += seed_[0];
-      for (std::size_t j = 0; j < 21; ++j) grad[j] += ls * st0.s.grad[j] + ld * st0.d.grad[j];
-    }
-
-   private:
-    const Fsrs6& model_;
-    std::optional<Derived<Dual>> dv_;
-    std::array<State<Dual>, 4> init_{};  // the first state for ratings 1..4
-    State<Dual> init_other_{};           // ... for another first rating
-    std::vector<Local<double>> tape_;    // tape_[i]: the review into state i
-    std::vector<double> seed_;           // seed_[i]: Σ coef ∂p/∂S of the rows predicted from state i
-  };
-  CardAdjoint card_adjoint() const { return CardAdjoint(*this); }
 
   template <class T>
   T penalty(std::span<const T, 21> w, std::span<const double, 21> w0) const {

@@ -104,7 +104,7 @@
 #include <srs/optim/replay.hpp>    // optim::predict
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainMode, optim::TrainingSettings
-#include <srs/optim/trainer.hpp>   // optim::torch_randperm
+#include <srs/optim/randperm.hpp>  // optim::torch_randperm
 
 namespace srs::models {
 
@@ -322,13 +322,12 @@ struct FsrsRs : Fsrs6 {
   State<T> next(const Derived<T>& dv, const State<T>& st, data::Step step) const {
     using core::clamp;
     using core::min;
-    using std::pow;
     using V = core::value_t<T>;
     const State<T> in{clamp(st.s, V(s_min), V(s_max)), clamp(st.d, V(1), V(10))};
     if (step.t == 0.0 || step.t >= 1.0) return Fsrs6::next(dv, in, step);
     const std::span<const T, 21> w = dv.w;
     const int g = step.rating;
-    const T r = pow(V(1) + dv.factor * V(step.t) / in.s, -w[20]);
+    const T r = curve(dv.factor, w[20], step.t, in.s);
     const T s = g > 1 ? detail::stability_after_success(w, dv.exp_w8, in.s, in.d, r, g)
                       : min(detail::stability_after_failure(w, in.s, in.d, r), in.s / dv.lapse_cap);
     return {clamp(s, V(s_min), V(s_max)), detail::next_difficulty_v5(w, dv.d0_easy, in.d, g)};
@@ -337,15 +336,6 @@ struct FsrsRs : Fsrs6 {
   State<T> next(std::span<const T, 21> w, const State<T>& st, data::Step step) const {
     return next(derive(w), st, step);
   }
-
-  /// Hides Fsrs6::card, whose curve reuse and fused steps are FSRS-6's step:
-  /// optim::Predictor::card then runs its generic stepwise loop with this
-  /// model's next(), so its predictions are optim::predict's.
-  template <class... A>
-  void card(A&&...) const = delete;
-  /// Hides Fsrs6::card_adjoint for the same reason (its local steps are
-  /// FSRS-6's): optim::train would take the forward-mode route.
-  void card_adjoint() const = delete;
 
   /// fsrs-rs's parameter clip: FSRS-6's boxes, w17 and w18 capped by
   /// detail::rs_w17_w18_ceiling (computed from the unclipped vector, as

@@ -93,7 +93,7 @@
 #include <srs/optim/adam.hpp>      // optim::Adam
 #include <srs/optim/replay.hpp>    // optim::bce
 #include <srs/optim/settings.hpp>  // optim::TrainMode
-#include <srs/optim/trainer.hpp>   // optim::torch_randperm
+#include <srs/optim/randperm.hpp>  // optim::torch_randperm
 
 namespace srs::models {
 

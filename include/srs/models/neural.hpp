@@ -99,7 +99,7 @@
 #include <srs/optim/replay.hpp>    // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>  // optim::TrainMode
-#include <srs/optim/trainer.hpp>   // optim::torch_randperm
+#include <srs/optim/randperm.hpp>  // optim::torch_randperm
 
 namespace srs::models {
 

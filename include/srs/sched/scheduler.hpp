@@ -76,53 +76,23 @@ inline constexpr std::int32_t default_max_interval = 36500;
 
 namespace detail {
 
-/// A model that defines its own curve inverse: `interval(w, state, r)` = the t
-/// at which its recall reaches r.
+/// A model with the inverse of its forgetting curve as a member:
+/// `interval(w, state, r)` = the t at which its recall falls to r (every FSRS
+/// version holds it next to its curve, models/fsrs.hpp).
 template <class M>
 concept HasIntervalMember =
     requires(const M& m, Params<M> w, const MemoryState<M>& s, double r) {
       { m.interval(w, s, r) } -> std::convertible_to<double>;
     };
 
-/// The FSRS versions whose curve inverse is built in.
-template <class M>
-constexpr bool is_builtin_fsrs =
-    std::is_base_of_v<models::Fsrs6, M> || std::is_same_v<M, models::Fsrs5> || std::is_same_v<M, models::Fsrs4_5> ||
-    std::is_same_v<M, models::Fsrs4> || std::is_same_v<M, models::Fsrs3> || std::is_same_v<M, models::Fsrs2> ||
-    std::is_same_v<M, models::Fsrs1>;
-
-/// t with R(t, S) = r, for the curves of the FSRS family:
-///   FSRS-6 (and FSRS-rs)   R = (1 + F t/S)^(-w20), F = 0.9^(-1/w20) - 1  ->  t = S/F (r^(-1/w20) - 1)
-///   FSRS-4.5, FSRS-5       the same with w20 = 0.5, F = 19/81
-///   FSRSv4                 R = (1 + t/(9S))^-1                          ->  t = 9 S (1/r - 1)
-///   FSRS v1-v3             R = 0.9^(t/S)                                 ->  t = S ln r / ln 0.9
-template <class M>
-double builtin_interval(Params<M> w, double s, double r) {
-  using std::log;
-  using std::pow;
-  if constexpr (std::is_base_of_v<models::Fsrs6, M>) {
-    const double decay = w[20];
-    const double factor = pow(0.9, -1.0 / decay) - 1.0;
-    return s / factor * (pow(r, -1.0 / decay) - 1.0);
-  } else if constexpr (std::is_same_v<M, models::Fsrs5> || std::is_same_v<M, models::Fsrs4_5>) {
-    constexpr double factor = 0.2345679012345678;  // the curve's 0.9^(1/-0.5) - 1, as models::detail::power_curve_half
-    return s / factor * (pow(r, -2.0) - 1.0);
-  } else if constexpr (std::is_same_v<M, models::Fsrs4>) {
-    return 9.0 * s * (1.0 / r - 1.0);
-  } else {
-    return s * log(r) / log(0.9);
-  }
-}
-
 }  // namespace detail
 
 /// A memory model the scheduler can drive: stepwise on double (init, next,
-/// recall), with an inverse of its forgetting curve, either built in (the FSRS
-/// family: FSRSv1..v4, FSRS-4.5, FSRS-5, FSRS-6 and FSRS-rs) or given by a
-/// member `double interval(w, state, r) const`.
+/// recall), with the inverse of its forgetting curve as a member
+/// `double interval(w, state, r) const` (the FSRS family: FSRSv1..v4, FSRS-4.5,
+/// FSRS-5, FSRS-6 and FSRS-rs, and the compat models).
 template <class M>
-concept Schedulable = MemoryModel<M> && StepwiseOver<M, double> &&
-                      (detail::HasIntervalMember<M> || detail::is_builtin_fsrs<M>);
+concept Schedulable = MemoryModel<M> && StepwiseOver<M, double> && detail::HasIntervalMember<M>;
 
 /// The probability of recall the scheduler aims at, in (0, 1]; explicit, so
 /// that it cannot be swapped with another number.
@@ -228,11 +198,7 @@ double retrievability(const M& model, Params<M> w, const MemoryState<M>& state, 
 template <Schedulable M>
 double interval_at(const M& model, Params<M> w, const MemoryState<M>& state, double retention) {
   detail::check_retention(retention);
-  if constexpr (detail::HasIntervalMember<M>) {
-    return model.interval(w, state, retention);
-  } else {
-    return detail::builtin_interval<M>(w, state.s, retention);
-  }
+  return model.interval(w, state, retention);
 }
 
 /// Rounds an interval as fsrs-rs's simulator and ts-fsrs do: to the nearest
@@ -351,7 +317,9 @@ MemoryState<M> memory_state_from_sm2(const M& model, Params<M> w, const Sm2Card&
     st = model.memory_state_from_sm2(w, card.ease_factor, card.interval, retention.value);
   } else {
     const double r = retention.value;
-    st.s = std::max(card.interval, 0.001) / detail::builtin_interval<M>(w, 1.0, r);
+    MemoryState<M> unit{};
+    unit.s = 1.0;
+    st.s = std::max(card.interval, 0.001) / model.interval(w, unit, r);
     st.d = 11.0 - (card.ease_factor - 1.0) / (std::exp(w[8]) * std::pow(st.s, -w[9]) * std::expm1((1.0 - r) * w[10]));
   }
   if (!std::isfinite(st.s) || !std::isfinite(st.d))

@@ -52,7 +52,7 @@
 
 #include <algorithm>   // std::sort, std::clamp, std::min, std::max
 #include <array>       // std::array
-#include <cmath>       // std::pow, std::round, std::isfinite
+#include <cmath>       // std::round, std::isfinite
 #include <cstddef>     // std::size_t, std::ptrdiff_t
 #include <cstdint>     // std::uint64_t, std::int64_t, std::int32_t, std::uint32_t
 #include <functional>  // std::greater
@@ -207,9 +207,6 @@ inline data::Revlog simulate_user(const SimulationOptions& opt, std::string user
 
   const models::Fsrs6 model{};
   const std::span<const double, 21> w(opt.params);
-  const double decay = opt.params[20];
-  const double factor = std::pow(0.9, -1.0 / decay) - 1.0;
-  const double interval_per_s = (std::pow(opt.desired_retention, -1.0 / decay) - 1.0) / factor;
   const std::int64_t step_ms = std::int64_t{opt.learning_step_seconds} * 1000;
 
   detail::Xoshiro256 rng(opt.seed);
@@ -249,8 +246,8 @@ inline data::Revlog simulate_user(const SimulationOptions& opt, std::string user
       card.steps_today = 0;
     } else {
       const std::int32_t elapsed = day - card.last_day;
-      // R(t, S) = (1 + F t / S)^(-d), as Fsrs6::forgetting_curve computes it, with F precomputed.
-      const double r = std::pow(1.0 + factor * static_cast<double>(elapsed) / card.mem.s, -decay);
+      // R(t, S): the model's curve; the next interval below is its inverse (Fsrs6::interval).
+      const double r = model.recall(w, card.mem, static_cast<double>(elapsed));
       const bool recalled = rng.uniform() < r;
       g = recalled ? 2 + rng.categorical(opt.success_rating_probs) : 1;
       card.mem = model.next(w, card.mem, data::Step{static_cast<double>(elapsed), g});
@@ -273,7 +270,7 @@ inline data::Revlog simulate_user(const SimulationOptions& opt, std::string user
       ++card.steps_today;
       steps.push({ts + step_ms, seq++, c});
     } else {
-      const double ivl = std::round(card.mem.s * interval_per_s);
+      const double ivl = std::round(model.interval(w, card.mem, opt.desired_retention));
       const double clamped = std::clamp(ivl, 1.0, static_cast<double>(opt.max_interval));
       const std::int64_t due = day + static_cast<std::int64_t>(clamped);
       if (due < opt.days) due_on[static_cast<std::size_t>(due)].push_back(c);

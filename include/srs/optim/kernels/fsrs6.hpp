@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/optim/kernels/fsrs6.hpp
+/// The gradient kernel of FSRS-6 (GradientKernel<models::Fsrs6>, for that exact
+/// type: FSRS-rs, derived from Fsrs6 with its own step, keeps the generic
+/// kernel of gradient_kernel.hpp). Reverse mode per card: a forward pass over
+/// the card's reviews computes each state with the model's scalar operations
+/// and records the review's local partial derivatives (local_step), the rows'
+/// predictions ask for ∂loss/∂p, then one backward sweep with two scalar
+/// adjoints (∂loss/∂S, ∂loss/∂D) accumulates the 21-parameter gradient, instead
+/// of carrying 21-wide tangents forward through every review. The partials
+/// follow core::Dual's conventions (PyTorch's pow masks, min's tie split,
+/// clamp's zero outside the bounds), so the gradient equals the forward mode's
+/// to rounding (tests/optim/kernels.test.cpp).
+///
+/// Fused powers: with FastPow (the default of card()) every x^y with x > 0 is
+/// e^(y ln x), reusing ln x for ∂/∂y: a few ulp from std::pow, one pow fewer per
+/// use. predict<true>() (the per-card loss pass of card-window batches) has the
+/// same arithmetic, so its predictions are card()'s to the last bit; both reuse
+/// a row's curve value R(t, S) for the card's next review when its interval is
+/// the row's delta_t (the same expression on the same operands).
+#pragma once
+
+#include <array>     // std::array
+#include <cmath>     // std::exp, std::log, std::pow
+#include <cstddef>   // std::size_t
+#include <cstdint>   // std::uint8_t
+#include <optional>  // std::optional
+#include <span>      // std::span
+#include <utility>   // std::pair, std::as_const
+#include <vector>    // std::vector
+
+#include <srs/core/dual.hpp>                     // core::Dual
+#include <srs/data/dataset.hpp>                  // data::Step
+#include <srs/models/fsrs.hpp>                   // models::Fsrs6
+#include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
+
+namespace srs::optim {
+
+/// FSRS-6's kernel: reverse mode per card, fused powers, the per-card loss pass.
+template <>
+class GradientKernel<models::Fsrs6> {
+ public:
+  using M = models::Fsrs6;
+  static constexpr std::size_t N = 21;
+  using Dual = core::Dual<double, N>;
+  template <class T>
+  using State = M::State<T>;
+  static constexpr bool generic = false;
+  /// predict<true>() gives card<true>()'s predictions bit for bit.
+  static constexpr bool fused_loss = true;
+
+  explicit GradientKernel(const M& model) : model_(model) {}
+  GradientKernel(const GradientKernel&) = delete;  // its derived quantities point into it
+  GradientKernel& operator=(const GradientKernel&) = delete;
+
+  /// Takes the parameters of the passes that follow.
+  void reset(std::span<const double, N> w) {
+    for (std::size_t k = 0; k < N; ++k) {
+      w_[k] = w[k];
+      wd_[k] = Dual::variable(w[k], k);
+    }
+    dv_.emplace(model_.derive(std::span<const Dual, N>(wd_)));
+    values_.emplace(model_.derive(std::span<const double, N>(w_)));
+    for (int g = 1; g <= 4; ++g) init_[static_cast<std::size_t>(g - 1)] = model_.init(*dv_, data::Step{0, g});
+  }
+
+  /// One card's rows k = 0..n-1 (history length len(k) >= 1, non-decreasing,
+  /// target interval delta_t(k); `steps` the card's reviews): predicts each
+  /// p_k, asks `coef(k, p_k)` for ∂loss/∂p_k and adds Σ_k coef_k ∇p_k to `grad`.
+  template <bool FastPow = true, class Len, class Dt, class Coef>
+  void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Coef coef,
+            std::span<double, 21> grad) {
+    if (n == 0) return;
+    const DerivedDual& dv = *dv_;
+    const int g0 = steps[0].rating;
+    if (g0 < 1 || g0 > 4) init_other_ = model_.init(dv, steps[0]);
+    const State<Dual>& st0 = g0 >= 1 && g0 <= 4 ? init_[static_cast<std::size_t>(g0 - 1)] : init_other_;
+    const std::size_t m = len(n - 1);  // states 0..m-1: after 1..m reviews
+    if (tape_.size() < m) {
+      tape_.resize(m);
+      seed_.resize(m);
+    }
+    std::fill_n(seed_.begin(), m, 0.0);
+    // Forward: values and local partials; each row's prediction and its
+    // direct contributions (∂p/∂S into the state's adjoint seed, ∂p/∂w20).
+    double s = st0.s.val, d = st0.d.val;
+    std::size_t done = 1;
+    Curve<double> c{};
+    double c_t = 0;
+    bool have_c = false;  // c = curve(dv, s, c_t) for the current state
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const std::size_t l = len(k); done < l; ++done) {
+        const data::Step step = steps[done];
+        tape_[done] = local_step<FastPow>(dv, s, d, step, have_c && step.t == c_t ? &c : nullptr);
+        s = tape_[done].s;
+        d = tape_[done].d;
+        have_c = false;
+      }
+      c_t = delta_t(k);
+      c = curve<FastPow>(dv, s, c_t);
+      have_c = true;
+      const double cf = coef(k, c.r);
+      seed_[done - 1] += cf * c.d_s;
+      grad[20] += cf * c.d_w20;
+    }
+    // Backward: λs, λd = ∂loss/∂(S, D) of state i, from the last state to the first.
+    double ls = 0, ld = 0;
+    for (std::size_t i = m - 1; i > 0; --i) {
+      ls += seed_[i];
+      const Local<double>& e = tape_[i];
+      for (std::size_t j = 0; j < e.n_s; ++j) grad[e.k_s[j]] += ls * e.c_s[j];
+      for (std::size_t j = 0; j < 4; ++j) grad[4 + j] += ld * e.c_d[j];
+      const double ls_prev = ls * e.a_s;
+      ld = ls * e.b_s + ld * e.a_d;
+      ls = ls_prev;
+    }
+    ls += seed_[0];
+    for (std::size_t j = 0; j < 21; ++j) grad[j] += ls * st0.s.grad[j] + ld * st0.d.grad[j];
+  }
+
+  /// The predictions of one card's rows at the parameters of reset(),
+  /// `emit(k, p_k)`: the loss passes. Fast = false: std::pow, the model's values
+  /// (optim::predict's); Fast = true: the fused powers, card<true>()'s values.
+  template <bool Fast = false, class Len, class Dt, class Emit>
+  void predict(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Emit emit) const {
+    if (n == 0) return;
+    const M::Derived<double>& dv = *values_;
+    const auto power = [](double x, double y) { return PowOf<Fast, double>(x, y).p; };
+    State<double> state = model_.init(dv, steps[0]);
+    std::size_t done = 1;  // reviews replayed into `state`
+    double r = 0;          // the last row's prediction, from `state`
+    double r_t = 0;        // ... at this elapsed time
+    bool have_r = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const std::size_t l = len(k); done < l; ++done) {
+        state = model_.next(dv, state, steps[done], have_r && steps[done].t == r_t ? &r : nullptr, power);
+        have_r = false;
+      }
+      r_t = delta_t(k);
+      r = M::curve(dv.factor, dv.w[20], r_t, state.s, power);
+      have_r = true;
+      emit(k, std::as_const(r));
+    }
+  }
+
+ private:
+  using DerivedDual = M::Derived<Dual>;
+
+  /// ∂(x^y)/∂x and ∂(x^y)/∂y with p = x^y, masked as core::pow(Dual, Dual).
+  template <class V>
+  static std::pair<V, V> pow_partials(V x, V y, V p) {
+    using std::log;
+    using std::pow;
+    const V dx = y == V(0) ? V(0) : (x != V(0) ? y * p / x : y * pow(x, y - V(1)));
+    const V dy = (x == V(0) && y >= V(0)) || p == V(0) ? V(0) : p * log(x);
+    return {dx, dy};
+  }
+
+  /// x^y and, on demand, its partials (as pow_partials). Fast = false: std::pow,
+  /// the model's value. Fast = true (the reverse-mode training pass): for
+  /// x > 0, e^(y ln x), reusing ln x for ∂/∂y — a few ulp from std::pow, one
+  /// pow fewer per use (the gradient needs ln x anyway).
+  template <bool Fast, class V>
+  struct PowOf {
+    V x, y, p, log_x = 0;
+    bool have_log = false;
+    PowOf(V x_, V y_) : x(x_), y(y_) {
+      if constexpr (Fast) {
+        if (x > V(0)) {
+          log_x = std::log(x);
+          p = std::exp(y * log_x);
+          have_log = true;
+          return;
+        }
+      }
+      p = std::pow(x, y);
+    }
+    std::pair<V, V> partials() const {
+      if (have_log) return {y == V(0) ? V(0) : y * p / x, p == V(0) ? V(0) : p * log_x};
+      return pow_partials(x, y, p);
+    }
+  };
+
+  /// R = (1 + F t / S)^(-w20) and its partials ∂R/∂S and ∂R/∂w20 (through F too).
+  template <class V>
+  struct Curve {
+    V r, d_s, d_w20;
+  };
+  template <bool Fast, class V = double>
+  static Curve<V> curve(const DerivedDual& dv, V s, double t) {
+    const V q = dv.factor.val * V(t) / s;
+    const V b = V(1) + q;
+    const V w20 = dv.w[20].val;
+    const PowOf<Fast, V> pw(b, -w20);
+    const V r = pw.p;
+    const auto [dx, dy] = pw.partials();
+    // ∇b = (t/S) ∇F - (q/S) ∇S, ∇F = F' e20;  ∇(-w20) = -e20
+    return {r, dx * (-q / s), dx * (V(t) * dv.factor.grad[20] / s) - dy};
+  }
+
+  /// One review step on the values (S, D) and its local partial derivatives:
+  /// s' = `s`, d' = `d`; ∂s'/∂S = a_s, ∂s'/∂D = b_s, ∂s'/∂w_k = c_s[j] for the
+  /// n_s indices k = k_s[j] (direct; every other one is zero), ∂d'/∂D = a_d,
+  /// ∂d'/∂w_{4+j} = c_d[j]; all zero for a clamped output.
+  template <class V>
+  struct Local {
+    V s, d;
+    V a_s = 0, b_s = 0, a_d = 0;
+    std::size_t n_s = 0;
+    std::array<std::uint8_t, 7> k_s{};
+    std::array<V, 7> c_s{};
+    std::array<V, 4> c_d{};
+    void add_s(std::size_t k, V v) {
+      k_s[n_s] = static_cast<std::uint8_t>(k);
+      c_s[n_s++] = v;
+    }
+  };
+  /// The step's values with exactly the model's scalar operations
+  /// (Fsrs6::next), and its partials (Fast: PowOf's e^(y ln x) instead of
+  /// std::pow). `known`, when given, is curve<Fast>(dv, S, step.t).
+  template <bool Fast, class V = double>
+  Local<V> local_step(const DerivedDual& dv, V S, V D, data::Step step, const Curve<V>* known = nullptr) const {
+    using std::exp;
+    const auto w = [&](std::size_t k) { return dv.w[k].val; };
+    const int g = step.rating;
+    Local<V> out;
+    V s;               // new stability
+    V& a_s = out.a_s;  // ∂s/∂S
+    V& b_s = out.b_s;  // ∂s/∂D
+    if (step.t < 1.0) {
+      // Same-day: s = S · max(1, c S^(-w19)) (the floor for g >= G0), c = e^(w17 (g - 3 + w18)).
+      const std::size_t k = static_cast<std::size_t>(g >= 1 && g <= 4 ? g - 1 : 2);
+      const Dual& c = dv.same_day[k];
+      const PowOf<Fast, V> pw(S, -w(19));
+      const V p = pw.p;
+      V sinc = c.val * p;
+      if (g >= model_.same_day_floor_rating && sinc < V(1)) {
+        sinc = V(1);
+        s = S * sinc;
+        a_s = sinc;
+      } else {
+        const auto [dx, dy] = pw.partials();
+        s = S * sinc;
+        a_s = sinc + S * c.val * dx;
+        out.add_s(19, -S * c.val * dy);
+        out.add_s(17, S * p * c.grad[17]);
+        out.add_s(18, S * p * c.grad[18]);
+      }
+    } else {
+      const Curve<V> cr = known ? *known : curve<Fast>(dv, S, step.t);
+      const V r = cr.r;
+      if (g > 1) {
+        // s = S (1 + e^w8 (11 - D) S^(-w9) (e^(w10 (1 - R)) - 1) m), m = w15 (Hard), w16 (Easy), else 1
+        const PowOf<Fast, V> pw(S, -w(9));
+        const V p = pw.p;
+        const auto [dx, dy] = pw.partials();
+        const V e = exp((V(1) - r) * w(10));
+        const V a1 = dv.exp_w8.val * (V(11) - D);
+        const V a = a1 * p;
+        const V f = a * (e - V(1));
+        const std::size_t mk = g == 2 ? 15 : (g == 4 ? 16 : 0);
+        const V m = mk ? w(mk) : V(1);
+        const V fm = mk ? f * m : f;
+        s = S * (V(1) + fm);
+        const V f_r = a * e * -w(10) * m;
+        a_s = (V(1) + fm) + S * (a1 * dx * (e - V(1)) * m + f_r * cr.d_s);
+        b_s = S * (-dv.exp_w8.val * p * (e - V(1)) * m);
+        out.add_s(8, S * (dv.exp_w8.grad[8] * (V(11) - D) * p * (e - V(1)) * m));
+        out.add_s(9, S * (-a1 * dy * (e - V(1)) * m));
+        out.add_s(10, S * (a * e * (V(1) - r) * m));
+        out.add_s(20, S * f_r * cr.d_w20);
+        if (mk) out.add_s(mk, S * f);
+      } else {
+        // s = min(w11 D^(-w12) ((S + 1)^w13 - 1) e^(w14 (1 - R)), S / e^(w17 w18))
+        const PowOf<Fast, V> pq(D, -w(12));
+        const V q = pq.p;
+        const auto [qx, qy] = pq.partials();
+        const V s1 = S + V(1);
+        const PowOf<Fast, V> pu(s1, w(13));
+        const V u = pu.p;
+        const auto [ux, uy] = pu.partials();
+        const V x = exp((V(1) - r) * w(14));
+        const V sf = w(11) * q * (u - V(1)) * x;
+        const V cap_l = dv.lapse_cap.val;
+        const V cap = S / cap_l;
+        const V ka = sf < cap ? V(1) : (cap < sf ? V(0) : V(0.5));  // min's selection (tie: half each)
+        const V kb = V(1) - ka;
+        s = cap < sf ? cap : sf;
+        const V f_r = w(11) * q * (u - V(1)) * x * -w(14);
+        a_s = ka * (w(11) * q * ux * x + f_r * cr.d_s) + kb / cap_l;
+        b_s = ka * (w(11) * qx * (u - V(1)) * x);
+        out.add_s(11, ka * (q * (u - V(1)) * x));
+        out.add_s(12, ka * (-w(11) * qy * (u - V(1)) * x));
+        out.add_s(13, ka * (w(11) * q * uy * x));
+        out.add_s(14, ka * (w(11) * q * (u - V(1)) * x * (V(1) - r)));
+        out.add_s(20, ka * f_r * cr.d_w20);
+        const V cap_d = -kb * cap / cap_l;  // ∂(S/L)/∂L
+        out.add_s(17, cap_d * dv.lapse_cap.grad[17]);
+        out.add_s(18, cap_d * dv.lapse_cap.grad[18]);
+      }
+    }
+    const V lo = V(model_.min_stability()), hi = V(model_.s_max);
+    if (s < lo || s > hi) {
+      out.s = s < lo ? lo : hi;
+      a_s = b_s = V(0);
+      out.n_s = 0;
+    } else {
+      out.s = s;
+    }
+    // Difficulty: d' = clamp(w7 D0(4) + (1 - w7) (D + ΔD (10 - D) / 9), 1, 10), ΔD = -w6 (g - 3).
+    const V delta = -w(6) * V(g - 3);
+    const V damped = D + delta * (V(10) - D) / V(9);
+    const V d0 = dv.d0_easy.val;
+    const V d = w(7) * d0 + (V(1) - w(7)) * damped;
+    if (d < V(1) || d > V(10)) {
+      out.d = d < V(1) ? V(1) : V(10);
+    } else {
+      out.c_d[0] = w(7) * dv.d0_easy.grad[4];
+      out.c_d[1] = w(7) * dv.d0_easy.grad[5];
+      out.c_d[2] = (V(1) - w(7)) * (-V(g - 3) * (V(10) - D) / V(9));
+      out.c_d[3] = d0 - damped;
+      out.a_d = (V(1) - w(7)) * (V(1) - delta / V(9));
+      out.d = d;
+    }
+    return out;
+  }
+
+  const M& model_;
+  std::array<double, N> w_{};
+  std::array<Dual, N> wd_{};
+  std::optional<DerivedDual> dv_;                  // over wd_
+  std::optional<M::Derived<double>> values_;       // over w_
+  std::array<State<Dual>, 4> init_{};              // the first state for ratings 1..4
+  State<Dual> init_other_{};                       // ... for another first rating
+  std::vector<Local<double>> tape_;                // tape_[i]: the review into state i
+  std::vector<double> seed_;                       // seed_[i]: Σ coef ∂p/∂S of the rows predicted from state i
+};
+
+}  // namespace srs::optim

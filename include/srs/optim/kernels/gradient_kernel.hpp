@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/optim/kernels/gradient_kernel.hpp
+/// The gradient kernels of the shared trainer (srs/optim/trainer.hpp): what
+/// computes the loss terms and the gradient of one card's rows for one
+/// parameter vector. `GradientKernel<M>` is the generic one, forward-mode dual
+/// numbers (core::Dual<double, N>) through the model's own templated
+/// equations, so the gradient comes from the code that predicts. A model gets
+/// a faster kernel by an explicit specialisation for its exact type
+/// (optim/kernels/fsrs6.hpp: GradientKernel<models::Fsrs6>): a model derived
+/// from it (models::FsrsRs derives from Fsrs6 but steps differently) is a
+/// different type and keeps the generic kernel. Models include no kernel code.
+///
+/// Every kernel has the interface below; tests/optim/kernels.test.cpp checks
+/// each one against this generic kernel on random cards.
+#pragma once
+
+#include <array>     // std::array
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <span>      // std::span
+
+#include <srs/concepts.hpp>      // srs::DualTrainable
+#include <srs/core/dual.hpp>     // core::Dual
+#include <srs/data/dataset.hpp>  // data::Step
+#include <srs/optim/replay.hpp>  // optim::Predictor
+
+namespace srs::optim {
+
+/// The generic kernel: forward mode through optim::Predictor.
+template <class M>
+class GradientKernel {
+ public:
+  static constexpr std::size_t N = M::num_params;
+  using Dual = core::Dual<double, N>;
+  /// The generic kernel (forward mode), not a model's own.
+  static constexpr bool generic = true;
+  /// Whether predict<true>() gives card()'s predictions bit for bit, so the
+  /// trainer may take an epoch's loss terms from a gradient pass (the
+  /// card-window batches' fused loss; see optim::train). Not claimed here.
+  static constexpr bool fused_loss = false;
+
+  explicit GradientKernel(const M& model) : model_(model) {}
+  GradientKernel(const GradientKernel&) = delete;  // its predictors point into it
+  GradientKernel& operator=(const GradientKernel&) = delete;
+
+  /// Takes the parameters of the passes that follow.
+  void reset(std::span<const double, N> w) {
+    for (std::size_t k = 0; k < N; ++k) {
+      w_[k] = w[k];
+      wd_[k] = Dual::variable(w[k], k);
+    }
+    values_.emplace(model_, std::span<const double, N>(w_));
+    duals_.emplace(model_, std::span<const Dual, N>(wd_));
+  }
+
+  /// One card's rows k = 0..n-1 (history length len(k) >= 1, non-decreasing,
+  /// target interval delta_t(k); `steps` the card's reviews): predicts each
+  /// p_k, asks `coef(k, p_k)` for ∂loss/∂p_k and adds Σ_k coef_k ∇p_k to `grad`.
+  template <class Len, class Dt, class Coef>
+  void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Coef coef,
+            std::span<double, N> grad) const {
+    duals_->card(steps, n, len, delta_t, [&](std::size_t k, const Dual& p) {
+      const double c = coef(k, p.val);
+      for (std::size_t j = 0; j < N; ++j) grad[j] += c * p.grad[j];
+    });
+  }
+
+  /// The predictions of one card's rows (as card()) at the parameters of
+  /// reset(), `emit(k, p_k)`: the loss passes. Fast = false: the model's own
+  /// arithmetic (optim::predict's values); Fast = true: the arithmetic of
+  /// card() (here the same).
+  template <bool Fast = false, class Len, class Dt, class Emit>
+  void predict(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Emit emit) const {
+    values_->card(steps, n, len, delta_t, emit);
+  }
+
+ private:
+  const M& model_;
+  std::array<double, N> w_{};
+  std::array<Dual, N> wd_{};
+  std::optional<Predictor<double, M>> values_;  // over w_
+  std::optional<Predictor<Dual, M>> duals_;     // over wd_
+};
+
+}  // namespace srs::optim

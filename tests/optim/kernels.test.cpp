@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// Tests of srs/optim/kernels/ (gradient_kernel.hpp, fsrs6.hpp): one harness
+// checks every gradient kernel against forward-mode dual numbers, row by row
+// through optim::predict<Dual>, on random cards (random histories with
+// same-day and fractional-day reviews, several rows per history length) and
+// random parameters (in the box, uniform, and every parameter at a bound):
+//
+//   predictions  within 1e-13 relative of the Dual values (FSRS-6's fused
+//                powers e^(y ln x) differ from std::pow by a few ulp)
+//   loss         Σ weight·BCE within 1e-12 relative
+//   gradient     every component within 1e-10 · max(1, max_j |∇_j|)
+//
+// and the loss passes: predict<false> equals optim::predict<double> bit for
+// bit, predict<true> equals card()'s predictions bit for bit where the kernel
+// claims it (fused_loss). Kernels are chosen by exact type: FSRS-rs, derived
+// from FSRS-6, gets the generic kernel.
+#include <algorithm>  // std::max
+#include <array>      // std::array
+#include <cmath>      // std::abs
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint64_t
+#include <random>     // std::mt19937_64, distributions
+#include <span>       // std::span
+#include <vector>     // std::vector
+
+#include <doctest/doctest.h>
+
+#include <srs/core/dual.hpp>                      // srs::core::Dual
+#include <srs/data/dataset.hpp>                   // srs::data::Step
+#include <srs/models/fsrs.hpp>                    // srs::models::Fsrs1 .. Fsrs6
+#include <srs/models/fsrs_rs.hpp>                 // srs::models::FsrsRs
+#include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<Fsrs6>
+#include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel
+#include <srs/optim/replay.hpp>                   // srs::optim::predict, bce, bce_derivative
+
+#include <support/check_model.hpp>  // srs::test::simulate_history, random_params
+#include <support/common.hpp>       // srs::test::rel_close
+
+namespace {
+
+using srs::data::Step;
+
+static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
+static_assert(srs::optim::GradientKernel<srs::models::FsrsRs>::generic);  // exact type: no inheritance
+static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
+
+/// How a parameter vector is drawn.
+enum class Draw { in_box, uniform, at_bounds };
+
+/// A parameter vector of `m` from `seed`: random_params (perturbed defaults,
+/// 10 % of them at a bound), uniform between the bounds of each box (wide
+/// boxes: a normal perturbation instead), or every parameter at its lower or
+/// upper bound.
+template <class M>
+std::array<double, M::num_params> draw_params(const M& m, std::uint64_t seed, Draw how) {
+  constexpr std::size_t N = M::num_params;
+  if (how == Draw::in_box) return srs::test::random_params(m, seed);
+  std::mt19937_64 rng(seed * 31 + 7);
+  std::array<double, N> lo, hi;
+  lo.fill(-1e12);
+  hi.fill(1e12);
+  m.clamp(std::span<double, N>(lo));
+  m.clamp(std::span<double, N>(hi));
+  std::array<double, N> w = m.default_params();
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (std::size_t k = 0; k < N; ++k) {
+    const bool wide = hi[k] - lo[k] > 1e6;
+    if (how == Draw::at_bounds) {
+      w[k] = wide ? w[k] : (u(rng) < 0.5 ? lo[k] : hi[k]);
+    } else {
+      w[k] = wide ? w[k] + normal(rng) * (0.5 * std::abs(w[k]) + 0.1) : lo[k] + (hi[k] - lo[k]) * u(rng);
+    }
+  }
+  m.clamp(std::span<double, N>(w));
+  return w;
+}
+
+/// The rows of one card: every later review h[j] is a row with history
+/// h[0..j) and delta_t = h[j].t, and every third one a second row of the same
+/// length at another interval (so a row's curve is not always the next review's).
+struct CardRows {
+  std::vector<std::size_t> len;
+  std::vector<double> dt;
+  std::vector<int> y;
+  std::vector<double> weight;
+};
+CardRows card_rows(const std::vector<Step>& h, std::mt19937_64& rng) {
+  CardRows r;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto add = [&](std::size_t len, double dt) {
+    r.len.push_back(len);
+    r.dt.push_back(dt);
+    r.y.push_back(u(rng) < 0.8 ? 1 : 0);
+    r.weight.push_back(0.25 + u(rng));
+  };
+  for (std::size_t j = 1; j < h.size(); ++j) {
+    if (j % 3 == 0) add(j, h[j].t + 2.5);
+    add(j, h[j].t);
+  }
+  return r;
+}
+
+/// A random history with same-day reviews (t = 0) and, when `fractional`,
+/// some intraday ones (0 < t < 1, as in secs mode).
+std::vector<Step> random_history(std::uint64_t seed, std::size_t max_len, bool fractional) {
+  srs::test::HistoryOptions ho;
+  ho.min_len = 2;
+  ho.max_len = max_len;
+  ho.same_day_prob = 0.3;
+  std::vector<Step> h = srs::test::simulate_history(seed, ho);
+  if (fractional) {
+    for (std::size_t j = 1; j < h.size(); j += 4)
+      if (h[j].t == 0) h[j].t = 0.35;
+  }
+  return h;
+}
+
+struct HarnessCounts {
+  std::size_t cards = 0, rows = 0, same_day = 0, clamped = 0;
+};
+
+/// The harness: kernel vs forward-mode Dual on `n_cards` random cards per draw.
+template <class M>
+HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
+  constexpr std::size_t N = M::num_params;
+  using D = srs::core::Dual<double, N>;
+  HarnessCounts counts;
+  srs::optim::GradientKernel<M> kernel(m);
+  for (const Draw how : {Draw::in_box, Draw::uniform, Draw::at_bounds}) {
+    for (std::uint64_t seed = 0; seed < n_cards; ++seed) {
+      CAPTURE(static_cast<int>(how));
+      CAPTURE(seed);
+      const std::array<double, N> w = draw_params(m, seed, how);
+      const std::span<const double, N> ws(w);
+      std::array<D, N> wd;
+      for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
+      const std::span<const D, N> wds(wd);
+      std::mt19937_64 rng(seed * 104729 + 17);
+      const std::vector<Step> h = random_history(seed * 7919 + static_cast<std::uint64_t>(how), 3 + seed % 45, seed % 2);
+      const CardRows r = card_rows(h, rng);
+      const std::size_t n = r.len.size();
+      auto len = [&](std::size_t k) { return r.len[k]; };
+      auto dt = [&](std::size_t k) { return r.dt[k]; };
+
+      // Forward mode, row by row: predictions, loss Σ weight·BCE and its gradient.
+      std::vector<double> p_ref(n);
+      double loss_ref = 0;
+      std::array<double, N> grad_ref{};
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::span<const Step> hist(h.data(), r.len[k]);
+        const D p = srs::optim::predict(m, wds, hist, r.dt[k]);
+        p_ref[k] = p.val;
+        loss_ref += r.weight[k] * srs::optim::bce(p.val, r.y[k]);
+        const double c = r.weight[k] * srs::optim::bce_derivative(p.val, r.y[k]);
+        for (std::size_t j = 0; j < N; ++j) grad_ref[j] += c * p.grad[j];
+        counts.same_day += r.len[k] < h.size() && h[r.len[k]].t < 1.0 ? 1 : 0;
+      }
+      for (std::size_t i = 1; i < h.size(); ++i) {
+        const auto st = srs::optim::replay(m, ws, std::span<const Step>(h.data(), i));
+        counts.clamped += st.s == m.min_stability() || st.s == m.s_max || st.d == 1.0 || st.d == 10.0 ? 1 : 0;
+      }
+
+      // The kernel on the whole card, accumulating onto a gradient that is not zero.
+      kernel.reset(ws);
+      std::array<double, N> grad;
+      grad.fill(0.5);
+      std::vector<double> p_kernel(n, -1);
+      double loss = 0;
+      kernel.card(
+          std::span<const Step>(h), n, len, dt,
+          [&](std::size_t k, double p) {
+            p_kernel[k] = p;
+            loss += r.weight[k] * srs::optim::bce(p, r.y[k]);
+            return r.weight[k] * srs::optim::bce_derivative(p, r.y[k]);
+          },
+          std::span<double, N>(grad));
+      double scale = 1;
+      for (double g : grad_ref) scale = std::max(scale, std::abs(g));
+      for (std::size_t k = 0; k < n; ++k) {
+        CAPTURE(k);
+        CHECK(srs::test::rel_close(p_kernel[k], p_ref[k], 1e-13));
+      }
+      CHECK(srs::test::rel_close(loss, loss_ref, 1e-12));
+      for (std::size_t j = 0; j < N; ++j) {
+        CAPTURE(j);
+        CHECK(std::abs((grad[j] - 0.5) - grad_ref[j]) <= 1e-10 * scale);
+      }
+
+      // Each row alone (reference batching's passes): the same gradient.
+      std::array<double, N> grad_rows{};
+      for (std::size_t k = 0; k < n; ++k) {
+        kernel.card(
+            std::span<const Step>(h.data(), r.len[k]), 1, [&](std::size_t) { return r.len[k]; },
+            [&](std::size_t) { return r.dt[k]; },
+            [&](std::size_t, double p) { return r.weight[k] * srs::optim::bce_derivative(p, r.y[k]); },
+            std::span<double, N>(grad_rows));
+      }
+      for (std::size_t j = 0; j < N; ++j) {
+        CAPTURE(j);
+        CHECK(std::abs(grad_rows[j] - grad_ref[j]) <= 1e-10 * scale);
+      }
+
+      // The loss passes.
+      std::vector<double> p_exact(n, -2), p_fast(n, -3);
+      kernel.template predict<false>(std::span<const Step>(h), n, len, dt,
+                                     [&](std::size_t k, double p) { p_exact[k] = p; });
+      kernel.template predict<true>(std::span<const Step>(h), n, len, dt,
+                                    [&](std::size_t k, double p) { p_fast[k] = p; });
+      for (std::size_t k = 0; k < n; ++k) {
+        CAPTURE(k);
+        CHECK(p_exact[k] == srs::optim::predict(m, ws, std::span<const Step>(h.data(), r.len[k]), r.dt[k]));
+        if constexpr (srs::optim::GradientKernel<M>::fused_loss) {
+          CHECK(p_fast[k] == p_kernel[k]);
+        } else {
+          CHECK(p_fast[k] == p_exact[k]);
+        }
+      }
+      ++counts.cards;
+      counts.rows += n;
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("GradientKernel<Fsrs6> (reverse mode, fused powers) matches forward-mode Dual on random cards") {
+  const HarnessCounts c = check_kernel(srs::models::Fsrs6{}, 120);
+  CHECK(c.rows > 5000);
+  CHECK(c.same_day > 500);  // the same-day branch is exercised
+  CHECK(c.clamped > 50);    // and the state clamps
+}
+
+TEST_CASE("GradientKernel<Fsrs6> in secs mode and with the FSRS-6 release's same-day floor") {
+  srs::models::Fsrs6 secs;
+  secs.secs = true;
+  CHECK(check_kernel(secs, 30).rows > 900);
+  srs::models::Fsrs6 floor3;
+  floor3.same_day_floor_rating = 3;
+  CHECK(check_kernel(floor3, 30).rows > 900);
+}
+
+TEST_CASE("GradientKernel (generic forward mode) for FSRS-rs, FSRS-5, FSRS-4.5 and FSRSv1") {
+  CHECK(check_kernel(srs::models::FsrsRs{}, 40).rows > 1500);
+  CHECK(check_kernel(srs::models::Fsrs5{}, 25).rows > 600);
+  CHECK(check_kernel(srs::models::Fsrs4_5{}, 25).rows > 600);
+  CHECK(check_kernel(srs::models::Fsrs1{}, 25).rows > 600);
+}
