@@ -154,7 +154,7 @@ done
     cpu = $6 + 0; ev = $5 + 0
     rate = cpu > 0 ? ev / cpu : 0
     proj = cpu * 350e6 / ev / 3600
-    printf "| %s | %s | %d | %d | %d | %.2f | %.0f | %.2f |\n", $1, ($2 == "" ? "(none)" : $2), $3, $4, ev, cpu, rate, proj
+    printf "| %s | %s | %d | %d | %d | %.3f | %.0f | %.2f |\n", $1, ($2 == "" ? "(none)" : $2), $3, $4, ev, cpu, rate, proj
   }'
 echo
 echo "Linearity (FSRS-6): CPU microseconds per evaluated review, and its ratio to the smallest slice's"
