@@ -16,11 +16,14 @@
 //     100 against the same script; model() chains update() with
 //     tnow = max(t, 0.001); a failure that cannot be rebalanced throws srs::Error;
 //   * prediction p = B(α + Δ'/T, β)/B(α, β) with Δ' = max(Δ, 0.001), as the
-//     reference calls ebisu.predictRecall(model, max(delta_t, 0.001)).
+//     reference calls ebisu.predictRecall(model, max(delta_t, 0.001));
+//   * stepwise: a card's rows predicted in one pass (optim::Predictor::card)
+//     equal model(history) + recall row by row, bit for bit.
 
 #include <srs/core/error.hpp>    // srs::Error
 #include <srs/data/dataset.hpp>  // srs::data::Step
 #include <srs/models/ebisu.hpp>  // srs::models::EbisuV2, EbisuPrior
+#include <srs/optim/replay.hpp>  // srs::optim::predict, Predictor
 
 #include <support/common.hpp>  // srs::test::rel_close
 
@@ -42,7 +45,7 @@ using srs::models::EbisuV2;
 using srs::test::rel_close;
 
 double predict(const std::vector<Step>& h, double t) {
-  return EbisuV2{}.predict(std::span<const double, 0>(), std::span<const Step>(h), t);
+  return srs::optim::predict(EbisuV2{}, std::span<const double, 0>(), std::span<const Step>(h), t);
 }
 
 /// One single-quiz update of the prior (0.2, 0.2, 512), as printed by
@@ -198,7 +201,7 @@ TEST_CASE("Ebisu-v2: model() chains update() with tnow = max(t, 0.001)") {
   CHECK(hard.alpha == good.alpha);
   CHECK(hard.t == good.t);
   // The float instantiation is the double result rounded once.
-  const float pf = EbisuV2{}.predict(std::span<const float, 0>(), std::span<const Step>(h), 9);
+  const float pf = srs::optim::predict(EbisuV2{}, std::span<const float, 0>(), std::span<const Step>(h), 9);
   CHECK(pf == static_cast<float>(predict(h, 9)));
 }
 
@@ -217,4 +220,28 @@ TEST_CASE("Ebisu-v2: predictions use Δ' = max(Δ, 0.001), as the reference") {
   CHECK(rel_close(predict(h, 0.0), p_at_zero_golden, 1e-9));
   CHECK(rel_close(predict(h, 0.0004), p_at_zero_golden, 1e-9));
   CHECK(predict(h, 0.0) < 1.0);
+}
+
+TEST_CASE("Ebisu-v2: one pass over a card equals model(history) + recall row by row, bit for bit") {
+  const std::vector<Step> h{{0, 3}, {0, 1}, {1, 3}, {3, 3}, {0.4, 2}, {9, 1}, {2, 4}, {30, 3}, {75, 3}, {200, 2}};
+  const EbisuV2 m;
+  const srs::optim::Predictor<double, EbisuV2> pred(m, std::span<const double, 0>());
+  // Rows: every later review, plus a second row of the same history at another interval.
+  std::vector<std::size_t> len;
+  std::vector<double> dt;
+  for (std::size_t j = 1; j < h.size(); ++j) {
+    len.push_back(j);
+    dt.push_back(h[j].t);
+    len.push_back(j);
+    dt.push_back(h[j].t * 3 + 0.5);
+  }
+  std::vector<double> got(len.size(), -1);
+  pred.card(
+      std::span<const Step>(h), len.size(), [&](std::size_t k) { return len[k]; }, [&](std::size_t k) { return dt[k]; },
+      [&](std::size_t k, double p) { got[k] = p; });
+  for (std::size_t k = 0; k < len.size(); ++k) {
+    CAPTURE(k);
+    const EbisuPrior mk = m.model(std::span<const Step>(h.data(), len[k]));
+    CHECK(got[k] == EbisuV2::recall(mk, std::max(dt[k], 0.001)));
+  }
 }

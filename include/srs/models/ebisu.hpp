@@ -12,7 +12,9 @@
 ///   root finder); T' = ε·tnow; μ = M_1(ε), v = M_2(ε) − μ²;
 ///   moment match: k = μ(1 − μ)/v − 1, α' = μ·k, β' = (1 − μ)·k.
 /// Prediction: p = B(α + Δ'/T, β) / B(α, β) = exp(ln B(α + Δ'/T, β) − ln B(α, β)),
-/// Δ' = max(Δ, 0.001).
+/// Δ' = max(Δ, 0.001). The model is stepwise (init, next, recall on the
+/// posterior), so a card's rows cost one update per review, not one per review
+/// and row.
 ///
 /// This follows ebisu 2.1.0's single-quiz update (the benchmark pins ebisu >=
 /// 2.2.0, assumed to have the same v2 math). The root is found with Boost.Math's
@@ -35,7 +37,7 @@
 #include <boost/math/special_functions/beta.hpp>  // boost::math::beta
 #include <boost/math/tools/toms748_solve.hpp>     // boost::math::tools::toms748_solve, eps_tolerance
 
-#include <srs/concepts.hpp>      // srs::MemoryModel
+#include <srs/concepts.hpp>      // srs::MemoryModel, srs::StepwiseOver
 #include <srs/core/dual.hpp>     // core::value_t
 #include <srs/core/error.hpp>    // srs::Error
 #include <srs/data/dataset.hpp>  // data::Step
@@ -121,13 +123,30 @@ struct EbisuV2 {
     return std::exp(detail::log_beta(m.alpha + delta_t / m.t, m.beta) - detail::log_beta(m.alpha, m.beta));
   }
 
+  // The stepwise interface (srs::StepwiseOver): the state is the posterior, so
+  // a card's rows are predicted in one pass over its history (optim::Predictor)
+  // instead of replaying the history for every row. Same updates, same values.
   template <class T>
-  T predict(std::span<const T, 0>, std::span<const data::Step> history, double delta_t) const {
+  using State = EbisuPrior;
+
+  /// The posterior after the card's first review.
+  template <class T>
+  EbisuPrior init(std::span<const T, 0>, data::Step first) const {
+    return update(initial, first.rating > 1, std::max(first.t, 0.001));
+  }
+  /// The posterior after a later review.
+  template <class T>
+  EbisuPrior next(std::span<const T, 0>, const EbisuPrior& m, data::Step step) const {
+    return update(m, step.rating > 1, std::max(step.t, 0.001));
+  }
+  /// P(recall) Δ' = max(Δ, 0.001) days after the last review.
+  template <class T>
+  T recall(std::span<const T, 0>, const EbisuPrior& m, double delta_t) const {
     using V = core::value_t<T>;
-    return T(V(recall(model(history), std::max(delta_t, 0.001))));
+    return T(V(recall(m, std::max(delta_t, 0.001))));
   }
 };
 
-static_assert(MemoryModel<EbisuV2>);
+static_assert(MemoryModel<EbisuV2> && StepwiseOver<EbisuV2, double> && !HistoryOver<EbisuV2, double>);
 
 }  // namespace srs::models
