@@ -111,7 +111,7 @@ Params compute_parameters_rules(const models::FsrsRs& m, const UserFold& u) {
                                                        models::detail::rs_average_recall(train));
   for (std::size_t k = 0; k < 4; ++k) w[k] = s0.s[k];
   if (train.size() == init.size() || train.size() < 64) return w;
-  w = m.fit(train, models::detail::rs_recency_weights(train.size()), w);
+  w = optim::fit_fsrs_rs(m, train, models::detail::rs_recency_weights(train.size()), w);
   std::array<bool, 4> known{};
   for (std::size_t k = 0; k < 4; ++k) known[k] = s0.count[k] > 0;
   const auto smoothed = models::detail::repair_and_fill(
@@ -148,7 +148,7 @@ int mode_ours(const std::filesystem::path& file, const std::vector<std::uint32_t
     models::FsrsRs m;
     m.seed = seeds[k];
     m.batch_size = batch;
-    const Params wb = m.train(u.ds, u.fold.train, {}, optim::TrainMode::full);
+    const Params wb = optim::train(m, u.ds, u.fold.train, {}, {.mode = optim::TrainMode::full});
     Params wc = compute_parameters_rules(m, u);
     m.round_params(std::span<double, 21>(wc));
     const std::string sep = k ? ", " : "";

@@ -101,9 +101,11 @@ concept MemoryModel = requires {
 template <class M>
 concept DualTrainable = MemoryModel<M> && MemoryModelOver<M, core::Dual<double, M::num_params>>;
 
-/// A memory model that brings its own training procedure (FSRS-rs's rules,
-/// neural models with hand-written gradients): the evaluator calls
+/// A memory model that brings its own training procedure (the neural models,
+/// with hand-written gradients): the evaluator calls
 /// `m.train(dataset, rows, weights, mode)` instead of the shared trainer.
+/// (FSRS-rs's procedure is an optim::train overload instead, beside the kernels
+/// it uses: srs/optim/trainers/fsrs_rs.hpp.)
 /// `mode` is optim::TrainMode (declared in srs/optim/settings.hpp).
 template <class M>
 concept SelfTrained = MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,

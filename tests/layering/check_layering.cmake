@@ -6,8 +6,9 @@
 #
 # Each folder's headers may include srs headers of the folders listed for it only (and version.hpp).
 # Two parts of optim/ are units of their own, above the models: optim/kernels/ (the gradient kernels,
-# which know the models they are specialised for) and optim/trainer.hpp (which picks a model's
-# kernel); the models may include neither (models hold their math, not the trainer's machinery).
+# which know the models they are specialised for) and the trainers, optim/trainer.hpp with
+# optim/trainers/ (the shared trainer, which picks a model's kernel, and the model-specific ones);
+# the models may include neither (models hold their math, not the trainer's machinery).
 # Every offending include is printed as "<file>:<line>: <folder>/ must not include <what>: <text>",
 # and the script fails; so does a folder without a rule (give a new folder its place here).
 #
@@ -35,7 +36,7 @@ set(allowed_stats core detail stats)
 set(allowed_optim core detail data concepts.hpp optim)
 set(allowed_models core detail data concepts.hpp optim models)
 set(allowed_optim/kernels core detail data concepts.hpp optim models optim/kernels)
-set(allowed_optim/trainer.hpp core detail data concepts.hpp optim optim/kernels)
+set(allowed_optim/trainer.hpp core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp)
 set(allowed_eval core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval)
 set(allowed_sched core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp sched)
 set(allowed_report core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval report)  # the top
@@ -45,12 +46,12 @@ set(allowed_concepts.hpp core data optim)
 # no rule: srs.hpp (the umbrella header includes everything) and version.hpp (includes nothing)
 set(unchecked srs.hpp version.hpp)
 
-# The unit of a header path (relative to srs/): optim/kernels or optim/trainer.hpp for those, else
-# its folder (or the header itself at the top level).
+# The unit of a header path (relative to srs/): optim/kernels for those, optim/trainer.hpp for it and
+# optim/trainers/, else its folder (or the header itself at the top level).
 function(layer_unit path out)
   if(path MATCHES "^optim/kernels/")
     set(${out} "optim/kernels" PARENT_SCOPE)
-  elseif(path STREQUAL "optim/trainer.hpp")
+  elseif(path STREQUAL "optim/trainer.hpp" OR path MATCHES "^optim/trainers/")
     set(${out} "optim/trainer.hpp" PARENT_SCOPE)
   else()
     string(REGEX REPLACE "/.*" "" unit "${path}")

@@ -27,7 +27,7 @@
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
-#include <srs/optim/trainer.hpp>    // srs::optim::GradientKernel
+#include <srs/optim/trainer.hpp>    // srs::optim::train, fit_fsrs_rs (optim/trainers/fsrs_rs.hpp), TrainOptions, GradientKernel
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
@@ -194,8 +194,8 @@ TEST_CASE("FsrsRs: step rules, input S and D clamped, same-day branch only at t 
 }
 
 TEST_CASE(
-    "FsrsRs: Predictor::card uses FSRS-rs's step rule (optim::predict's values), and training FSRS-6's generic "
-    "kernel, not FSRS-6's own") {
+    "FsrsRs: Predictor::card uses FSRS-rs's step rule (optim::predict's values), and so does its gradient kernel, "
+    "not FSRS-6's") {
   const FsrsRs rs;
   const W w = Fsrs6::defaults;
   const std::span<const double, 21> ws(w);
@@ -220,10 +220,21 @@ TEST_CASE(
   }
   CHECK(differ_from_fsrs6 > 0);
   // Nor does it inherit FSRS-6's reverse-mode kernel (FSRS-6's local steps):
-  // kernels are chosen by exact type, so optim::train takes the generic
-  // forward-mode kernel for it.
+  // kernels are chosen by exact type, and FSRS-rs's own takes FSRS-6's only on
+  // whole-day cards, so its predictions here are FSRS-rs's.
   static_assert(!srs::optim::GradientKernel<Fsrs6>::generic);
-  static_assert(srs::optim::GradientKernel<FsrsRs>::generic);
+  srs::optim::GradientKernel<FsrsRs> kernel(rs);
+  kernel.reset(ws);
+  std::vector<double> by_kernel(n, -1);
+  W grad{};
+  kernel.card(
+      steps, n, len, dt,
+      [&](std::size_t k, double p) {
+        by_kernel[k] = p;
+        return 1.0;
+      },
+      std::span<double, 21>(grad));
+  for (std::size_t k = 0; k < n; ++k) CHECK(by_kernel[k] == by_card[k]);
 }
 
 TEST_CASE("FsrsRs: check_model (Dual gradient vs finite differences) over random histories") {
@@ -425,7 +436,7 @@ TEST_CASE("items: max_seq_len counts every review, the current one included") {
   m.max_seq_len = 1;
   W init = Fsrs6::defaults;
   init[0] = 0.7;
-  CHECK(m.fit(items, srs::models::detail::rs_recency_weights(items.size()), init) == init);
+  CHECK(srs::optim::fit_fsrs_rs(m, items, srs::models::detail::rs_recency_weights(items.size()), init) == init);
 }
 
 // ---------------------------------------------------------------------------
@@ -555,9 +566,9 @@ TEST_CASE("train: lowers the loss on a simulated user, rounded, clipped, best ep
   const auto rows = all_rows(ds);
   REQUIRE(rows.size() > 1000);
   const FsrsRs m;
-  const W w = m.train(ds, rows, {}, TrainMode::full);
-  const W s0 = m.train(ds, rows, {}, TrainMode::initialize_only);
-  const W def = m.train(ds, rows, {}, TrainMode::defaults);
+  const W w = srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::full});
+  const W s0 = srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::initialize_only});
+  const W def = srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::defaults});
   CHECK(def == Fsrs6::defaults);
   for (std::size_t k = 4; k < 21; ++k) CHECK(s0[k] == Fsrs6::defaults[k]);
   const double l_full = log_loss(m, ds, rows, w);
@@ -583,10 +594,10 @@ TEST_CASE("train: lowers the loss on a simulated user, rounded, clipped, best ep
   const auto fit = srs::models::detail::rs_initial_stability(srs::models::detail::rs_s0_groups(items),
                                                              srs::models::detail::rs_average_recall(items));
   for (std::size_t k = 0; k < 4; ++k) init[k] = fit.s[k];
-  const W best = m.fit(items, recency, init);
+  const W best = srs::optim::fit_fsrs_rs(m, items, recency, init);
   FsrsRs last_epoch = m;
   last_epoch.keep_best_epoch = false;
-  const W last = last_epoch.fit(items, recency, init);
+  const W last = srs::optim::fit_fsrs_rs(last_epoch, items, recency, init);
   CHECK(rs_objective(m, items, recency, best, init) <= rs_objective(m, items, recency, last, init));
   CHECK(rs_objective(m, items, recency, best, init) < rs_objective(m, items, recency, init, init));
   W best_rounded = best;
@@ -599,29 +610,41 @@ TEST_CASE("train: deterministic, the seed changes the batch order, weights are i
   const auto all = all_rows(ds);
   const std::vector<std::size_t> rows(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() * 2 / 3));
   const FsrsRs m;
-  const W a = m.train(ds, rows, {}, TrainMode::full);
-  const W b = m.train(ds, rows, {}, TrainMode::full);
+  const W a = srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::full});
+  const W b = srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::full});
   CHECK(a == b);
   const std::vector<double> ones(rows.size(), 1.0), odd(rows.size(), 0.1);
-  CHECK(m.train(ds, rows, ones, TrainMode::full) == a);
-  CHECK(m.train(ds, rows, odd, TrainMode::full) == a);
+  CHECK(srs::optim::train(m, ds, rows, ones, {.mode = TrainMode::full}) == a);
+  CHECK(srs::optim::train(m, ds, rows, odd, {.mode = TrainMode::full}) == a);
   FsrsRs other = m;
   other.seed = 7;
-  const W c = other.train(ds, rows, {}, TrainMode::full);
+  const W c = srs::optim::train(other, ds, rows, {}, {.mode = TrainMode::full});
   CHECK(c != a);
   // Same S0 fit regardless of the seed.
   for (std::size_t k = 0; k < 4; ++k) {
-    CHECK(other.train(ds, rows, {}, TrainMode::initialize_only)[k] ==
-          m.train(ds, rows, {}, TrainMode::initialize_only)[k]);
+    CHECK(srs::optim::train(other, ds, rows, {}, {.mode = TrainMode::initialize_only})[k] ==
+          srs::optim::train(m, ds, rows, {}, {.mode = TrainMode::initialize_only})[k]);
   }
+  // Progress: on_step after every Adam step (5 epochs of whole batches), same result.
+  std::size_t calls = 0, total = 0;
+  srs::optim::TrainOptions progress{.mode = TrainMode::full};
+  progress.on_step = [&](std::size_t done, std::size_t of) {
+    ++calls;
+    CHECK(done == calls);
+    total = of;
+  };
+  CHECK(srs::optim::train(m, ds, rows, {}, progress) == a);
+  CHECK(calls > 0);
+  CHECK(calls == total);
+  CHECK(calls % 5 == 0);
 }
 
 TEST_CASE("train: InadequateData without rows or without any first long-term review") {
   const FsrsRs m;
   const auto& ds = sim_user();
-  CHECK_THROWS_AS(m.train(ds, {}, {}, TrainMode::full), srs::InadequateData);
-  CHECK_THROWS_AS(m.train(ds, {}, {}, TrainMode::initialize_only), srs::InadequateData);
-  CHECK(m.train(ds, {}, {}, TrainMode::defaults) == Fsrs6::defaults);
+  CHECK_THROWS_AS(srs::optim::train(m, ds, {}, {}, {.mode = TrainMode::full}), srs::InadequateData);
+  CHECK_THROWS_AS(srs::optim::train(m, ds, {}, {}, {.mode = TrainMode::initialize_only}), srs::InadequateData);
+  CHECK(srs::optim::train(m, ds, {}, {}, {.mode = TrainMode::defaults}) == Fsrs6::defaults);
   // Only items with two long-term reviews: no S0 data.
   std::vector<std::size_t> later;
   for (std::size_t r = 0; r < ds.items.size() && later.size() < 50; ++r) {
@@ -631,7 +654,7 @@ TEST_CASE("train: InadequateData without rows or without any first long-term rev
     if (long_term >= 2) later.push_back(r);
   }
   REQUIRE(later.size() == 50);
-  CHECK_THROWS_AS(m.train(ds, later, {}, TrainMode::full), srs::InadequateData);
+  CHECK_THROWS_AS(srs::optim::train(m, ds, later, {}, {.mode = TrainMode::full}), srs::InadequateData);
 }
 
 TEST_CASE("evaluator: FSRS-rs runs in-process as srs-bench --model FSRS-rs --short") {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/optim/kernels/ (gradient_kernel.hpp, fsrs6.hpp): one harness
+// Tests of srs/optim/kernels/ (gradient_kernel.hpp, fsrs6.hpp, fsrs_rs.hpp): one harness
 // checks every gradient kernel against forward-mode dual numbers, row by row
 // through optim::predict<Dual>, on random cards (random histories with
 // same-day and fractional-day reviews, several rows per history length) and
@@ -13,7 +13,8 @@
 // and the loss passes: predict<false> equals optim::predict<double> bit for
 // bit, predict<true> equals card()'s predictions bit for bit where the kernel
 // claims it (fused_loss). Kernels are chosen by exact type: FSRS-rs, derived
-// from FSRS-6, gets the generic kernel.
+// from FSRS-6, does not inherit FSRS-6's kernel; its own takes FSRS-6's reverse
+// mode on whole-day cards and the generic forward mode on the others.
 #include <algorithm>  // std::max
 #include <array>      // std::array
 #include <cmath>      // std::abs
@@ -30,6 +31,7 @@
 #include <srs/models/fsrs.hpp>                    // srs::models::Fsrs1 .. Fsrs6
 #include <srs/models/fsrs_rs.hpp>                 // srs::models::FsrsRs
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<Fsrs6>
+#include <srs/optim/kernels/fsrs_rs.hpp>          // GradientKernel<FsrsRs>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel
 #include <srs/optim/replay.hpp>                   // srs::optim::predict, bce, bce_derivative
 
@@ -41,7 +43,8 @@ namespace {
 using srs::data::Step;
 
 static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
-static_assert(srs::optim::GradientKernel<srs::models::FsrsRs>::generic);  // exact type: no inheritance
+static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::generic);
+static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::fused_loss);
 static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
 
 /// How a parameter vector is drawn.
@@ -118,6 +121,7 @@ std::vector<Step> random_history(std::uint64_t seed, std::size_t max_len, bool f
 
 struct HarnessCounts {
   std::size_t cards = 0, rows = 0, same_day = 0, clamped = 0;
+  std::size_t whole_day_cards = 0;  // cards whose intervals are all 0 or >= 1 day
 };
 
 /// The harness: kernel vs forward-mode Dual on `n_cards` random cards per draw.
@@ -218,6 +222,7 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
       }
       ++counts.cards;
       counts.rows += n;
+      counts.whole_day_cards += srs::optim::GradientKernel<srs::models::FsrsRs>::whole_days(h) ? 1 : 0;
     }
   }
   return counts;
@@ -241,8 +246,21 @@ TEST_CASE("GradientKernel<Fsrs6> in secs mode and with the FSRS-6 release's same
   CHECK(check_kernel(floor3, 30).rows > 900);
 }
 
-TEST_CASE("GradientKernel (generic forward mode) for FSRS-rs, FSRS-5, FSRS-4.5 and FSRSv1") {
-  CHECK(check_kernel(srs::models::FsrsRs{}, 40).rows > 1500);
+TEST_CASE("GradientKernel<FsrsRs>: FSRS-6's reverse mode on whole-day cards, forward mode on the others") {
+  const HarnessCounts c = check_kernel(srs::models::FsrsRs{}, 60);
+  CHECK(c.rows > 2000);
+  CHECK(c.whole_day_cards > 60);               // FSRS-6's kernel
+  CHECK(c.cards - c.whole_day_cards > 30);     // the forward-mode fallback (intervals of 0.35 days)
+  CHECK(c.clamped > 20);
+  using K = srs::optim::GradientKernel<srs::models::FsrsRs>;
+  const std::vector<Step> whole{{0, 3}, {0, 1}, {1, 3}, {4, 2}}, part{{0, 3}, {0.5, 3}, {1, 3}};
+  CHECK(K::whole_days(whole));
+  CHECK(!K::whole_days(part));
+  CHECK(K::whole_days(std::span<const Step>(part).first(1)));  // the first review's interval is not replayed
+  CHECK(K::whole_days({}));
+}
+
+TEST_CASE("GradientKernel (generic forward mode) for FSRS-5, FSRS-4.5 and FSRSv1") {
   CHECK(check_kernel(srs::models::Fsrs5{}, 25).rows > 600);
   CHECK(check_kernel(srs::models::Fsrs4_5{}, 25).rows > 600);
   CHECK(check_kernel(srs::models::Fsrs1{}, 25).rows > 600);

@@ -2,8 +2,10 @@
 /// @file srs/models/fsrs_rs.hpp
 /// FSRS-rs (docs/models.md §3.9): the benchmark row of the Rust FSRS library. The
 /// model is FSRS-6 (srs::models::Fsrs6: same curve, state updates, defaults,
-/// σ and boxes); what differs is how fsrs-rs's `benchmark()` trains it, which
-/// srs::models::FsrsRs::train reproduces instead of the shared trainer.
+/// σ and boxes); what differs is how fsrs-rs's `benchmark()` trains it. This
+/// file holds its rules; the training procedure itself is the optim::train
+/// overload for FsrsRs (srs/optim/trainers/fsrs_rs.hpp), which the evaluator
+/// takes instead of the shared trainer.
 ///
 /// Version followed: fsrs-rs **v6.5.0** (crate 6.5.0, commit 999b8b0,
 /// 2026-06-05), the crate inside the npm package @open-spaced-repetition/binding
@@ -72,39 +74,34 @@
 ///    on an mt19937 seeded with `seed` (2023), one permutation per epoch;
 ///  * arithmetic: fsrs-rs keeps parameters and states in f32 (gradients in
 ///    f64); srs trains in double throughout;
-///  * gradients come from forward-mode dual numbers (core::Dual<double, 21>)
-///    through the same templated FSRS-6 code that predicts, rather than
-///    fsrs-rs's hand-written backward pass: the derivatives are the same
-///    functions (fsrs-rs checks its analytic ones against finite differences),
-///    and one source for value and gradient cannot drift apart. The clamp
-///    conventions agree (the gradient passes on the bounds, stops outside);
-///    only exact ties of the failure cap min(raw, S/e^(w17 w18)) differ
-///    (fsrs-rs: the raw branch; Dual: half/half), a measure-zero event.
+///  * gradients come from GradientKernel<FsrsRs> (srs/optim/kernels/fsrs_rs.hpp:
+///    FSRS-6's reverse-mode kernel on whole-day items, which the test harness
+///    checks against forward-mode dual numbers through the same templated code
+///    that predicts), not from fsrs-rs's hand-written backward pass: the
+///    derivatives are the same functions (fsrs-rs checks its analytic ones
+///    against finite differences). The clamp conventions agree (the gradient
+///    passes on the bounds, stops outside); only exact ties of the failure cap
+///    min(raw, S/e^(w17 w18)) differ (fsrs-rs: the raw branch; srs: half/half),
+///    a measure-zero event.
 #pragma once
 
-#include <algorithm>    // std::stable_sort, std::sort, std::min, std::max, std::clamp
+#include <algorithm>    // std::min, std::max, std::clamp, std::find_if, std::count_if
 #include <array>        // std::array
-#include <cmath>        // std::log, std::pow, std::sqrt, std::trunc, std::fmax, std::abs
+#include <cmath>        // std::log, std::pow, std::sqrt, std::trunc, std::fmax
 #include <cstddef>      // std::size_t
-#include <cstdint>      // std::uint32_t, std::int32_t
+#include <cstdint>      // std::uint32_t
 #include <limits>       // std::numeric_limits
 #include <map>          // std::map
-#include <random>       // std::mt19937
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
-#include <srs/concepts.hpp>        // srs::SelfTrained, srs::DualTrainable
-#include <srs/core/dual.hpp>       // core::Dual, core::clamp, core::min, core::value_t
-#include <srs/core/error.hpp>      // srs::InadequateData
+#include <srs/concepts.hpp>        // srs::DualTrainable
+#include <srs/core/dual.hpp>       // core::clamp, core::min, core::value_t
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/models/fsrs.hpp>     // models::Fsrs6, detail::S0Group, detail::stability_after_*
-#include <srs/optim/adam.hpp>      // optim::Adam
-#include <srs/optim/replay.hpp>    // optim::predict
-#include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>  // optim::TrainMode, optim::TrainingSettings
-#include <srs/optim/randperm.hpp>  // optim::torch_randperm
+#include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 
@@ -288,8 +285,9 @@ inline double rs_bce_derivative(double p, int y) {
 }  // namespace detail
 
 /// FSRS-rs: FSRS-6 trained by fsrs-rs v6.5.0's `benchmark()` rules (see the
-/// file comment). Predicts with FSRS-6's math; `train` is the whole training
-/// procedure (srs::SelfTrained), `fit` its gradient part on prepared items.
+/// file comment). Predicts with FSRS-6's math; optim::train(FsrsRs, ...) is
+/// the whole training procedure and optim::fit_fsrs_rs its gradient part on
+/// prepared items (srs/optim/trainers/fsrs_rs.hpp).
 struct FsrsRs : Fsrs6 {
   static constexpr std::string_view name = "FSRS-rs";
   /// fsrs-rs has no secs mode (its intervals are whole days): this hides any
@@ -347,106 +345,9 @@ struct FsrsRs : Fsrs6 {
     w[18] = std::min(w[18], ceiling);
     w[19] = std::max(w[19], w19_min);
   }
-
-  /// fsrs-rs's `train()`: Adam on the weighted items from `initial`, with the
-  /// L2 pull toward `initial`. Items longer than max_seq_len are dropped first
-  /// (`weights[k]` belongs to item k). Without any item left, `initial` is
-  /// returned (as fsrs-rs, whose epoch losses are then NaN). Not rounded.
-  std::array<double, 21> fit(const detail::RsItems& items, std::span<const double> weights,
-                             const std::array<double, 21>& initial) const {
-    constexpr std::size_t N = 21;
-    using D = core::Dual<double, N>;
-    const optim::TrainingSettings cfg = training();
-
-    std::vector<std::size_t> kept = detail::rs_retained(items, max_seq_len);
-    std::stable_sort(kept.begin(), kept.end(),
-                     [&](std::size_t a, std::size_t b) { return items[a].size() < items[b].size(); });
-    const std::size_t n = kept.size();
-    if (n == 0) return initial;
-    const std::size_t batch = std::max<std::size_t>(1, cfg.batch_size);
-    const std::size_t n_batches = (n + batch - 1) / batch;
-    const double total = static_cast<double>(n);
-    const std::span<const double, N> w0(initial);
-    auto weight = [&](std::size_t item) { return weights.empty() ? 1.0 : weights[item]; };
-
-    // [Σ weight·BCE + γ Σ ((w - w0)/σ)²] / N over the kept items.
-    auto evaluate = [&](const std::array<double, N>& p) {
-      const std::span<const double, N> ps(p);
-      double loss = 0;
-      for (std::size_t k : kept) {
-        const auto item = items[k];
-        const double pr = optim::predict(*this, ps, item.first(item.size() - 1), item.back().t);
-        loss += weight(k) * detail::rs_bce(pr, item.back().rating > 1);
-      }
-      return (loss + penalty(ps, w0)) / total;
-    };
-
-    std::array<double, N> w = initial;
-    std::array<double, N> best = initial;
-    double best_loss = std::numeric_limits<double>::infinity();
-    const optim::Adam adam{cfg.beta1, cfg.beta2, cfg.eps};
-    auto state = adam.template init<N>();
-    optim::CosineAnnealing schedule(cfg.lr, detail::rs_t_max(n, batch, cfg.n_epoch));
-    std::mt19937 gen(seed);
-    std::array<D, N> wd;
-    std::array<double, N> grad;
-    for (int epoch = 0; epoch < cfg.n_epoch; ++epoch) {
-      for (std::size_t b : optim::torch_randperm(n_batches, gen)) {
-        const std::size_t begin = b * batch;
-        const std::size_t end = std::min(n, begin + batch);
-        for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
-        const std::span<const D, N> ws(wd);
-        grad.fill(0.0);
-        for (std::size_t r = begin; r < end; ++r) {
-          const auto item = items[kept[r]];
-          const D p = optim::predict(*this, ws, item.first(item.size() - 1), item.back().t);
-          const double coef = weight(kept[r]) * detail::rs_bce_derivative(p.val, item.back().rating > 1);
-          if (coef == 0.0) continue;
-          for (std::size_t k = 0; k < N; ++k) grad[k] += coef * p.grad[k];
-        }
-        const D pen = penalty(ws, w0);
-        const double scale = static_cast<double>(end - begin) / total;
-        for (std::size_t k = 0; k < N; ++k) grad[k] += scale * pen.grad[k];
-        adam.step(state, std::span<double, N>(w), std::span<const double, N>(grad), schedule.lr());
-        schedule.step();
-        clamp(std::span<double, N>(w));
-      }
-      if (keep_best_epoch) {
-        const double loss = evaluate(w);
-        if (loss < best_loss) {
-          best_loss = loss;
-          best = w;
-        }
-      }
-    }
-    return keep_best_epoch ? best : w;
-  }
-
-  /// fsrs-rs's `benchmark()` on the training rows `rows` (indices into
-  /// ds.items, in time order), rounded to 4 decimals. `weights` is ignored:
-  /// fsrs-rs always applies its own recency weights.
-  /// @param mode defaults: the default vector; initialize_only: the S0 fit only
-  /// @throws InadequateData without rows or without any S0 observation
-  std::array<double, 21> train(const data::Dataset& ds, std::span<const std::size_t> rows,
-                               std::span<const double> /*weights*/, optim::TrainMode mode) const {
-    std::array<double, 21> w = default_params();
-    if (mode != optim::TrainMode::defaults) {
-      if (rows.empty()) throw InadequateData("Training data is inadequate.");
-      const detail::RsItems items = detail::make_rs_items(ds, rows);
-      const detail::RsS0Fit s0 = detail::rs_initial_stability(detail::rs_s0_groups(items),
-                                                              detail::rs_average_recall(items), s_min, init_s_max);
-      for (std::size_t k = 0; k < 4; ++k) w[k] = s0.s[k];
-      if (mode == optim::TrainMode::full) {
-        const std::vector<double> recency = detail::rs_recency_weights(items.size());
-        w = fit(items, recency, w);
-      }
-    }
-    round_params(std::span<double, 21>(w));
-    return w;
-  }
 };
 
-static_assert(SelfTrained<FsrsRs> && DualTrainable<FsrsRs>);
+static_assert(DualTrainable<FsrsRs>);
 static_assert(MemoryModelOver<FsrsRs, float>);
 
 }  // namespace srs::models

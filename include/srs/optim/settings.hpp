@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/settings.hpp
-/// Training hyper-parameters a model declares through its `training()` member.
+/// Training hyper-parameters a model declares through its `training()` member,
+/// and the options of a training run (optim::train).
 #pragma once
 
-#include <cstddef>  // std::size_t
+#include <cstddef>     // std::size_t
+#include <cstdint>     // std::uint32_t
+#include <functional>  // std::function
 
 namespace srs::optim {
 
@@ -24,6 +27,32 @@ struct TrainingSettings {
   double beta2 = 0.999;          ///< Adam β2
   double eps = 1e-8;             ///< Adam ε
   std::size_t max_seq_len = 64;  ///< rows with longer histories are not trained on
+};
+
+/// How the gradient steps batch the training rows.
+enum class Batching {
+  /// The reference's: rows stably sorted by history length, batches of
+  /// batch_size rows, each row's history replayed with the current parameters.
+  reference,
+  /// srs-bench --fast: batches of whole cards (about batch_size rows each, cards
+  /// in order of their first training row); one pass over a card's history
+  /// yields the losses and gradients of all its rows. Much less work; not the
+  /// reference's batch composition (see README "Performance").
+  card_window,
+};
+
+struct TrainOptions {
+  TrainMode mode = TrainMode::full;
+  std::uint32_t seed = 2023;                ///< seed of the batch-order generator
+  Batching batching = Batching::reference;  ///< batch composition of the gradient steps
+  /// Called after every optimizer step with (steps done, total steps = batches
+  /// × epochs); it may throw to stop training (srs::sched::fit throws
+  /// srs::sched::Cancelled through it). Empty: not called.
+  std::function<void(std::size_t, std::size_t)> on_step{};
+  /// Called with (epochs done, the average training loss of the parameters
+  /// after them) for 0 (the initial parameters) .. n_epoch: the losses the best
+  /// parameters are chosen by. Empty: not called.
+  std::function<void(int, double)> on_epoch{};
 };
 
 }  // namespace srs::optim

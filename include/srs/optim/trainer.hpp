@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/trainer.hpp
 /// The shared trainer of the reference benchmark (docs/protocol.md §7.1), for
-/// memory models whose gradient comes from dual numbers.
+/// memory models whose gradient comes from dual numbers. (models::FsrsRs trains
+/// by fsrs-rs's rules instead: its own optim::train overload, from
+/// optim/trainers/fsrs_rs.hpp, which this header includes.)
 ///
 ///  1. start from the model's default parameters;
 ///  2. `initialize` hook on the whole training partition (FSRS: the S0 fit);
@@ -34,8 +36,6 @@
 #include <array>       // std::array
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
-#include <cstdint>     // std::uint32_t
-#include <functional>  // std::function
 #include <limits>      // std::numeric_limits
 #include <random>      // std::mt19937
 #include <span>        // std::span
@@ -53,35 +53,10 @@
 #include <srs/optim/randperm.hpp>                 // optim::torch_randperm
 #include <srs/optim/replay.hpp>                   // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>                 // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>                 // optim::TrainingSettings
+#include <srs/optim/settings.hpp>                 // optim::TrainingSettings, TrainOptions, Batching
+#include <srs/optim/trainers/fsrs_rs.hpp>         // optim::train(const models::FsrsRs&, ...)
 
 namespace srs::optim {
-
-/// How the gradient steps batch the training rows.
-enum class Batching {
-  /// The reference's: rows stably sorted by history length, batches of
-  /// batch_size rows, each row's history replayed with the current parameters.
-  reference,
-  /// srs-bench --fast: batches of whole cards (about batch_size rows each, cards
-  /// in order of their first training row); one pass over a card's history
-  /// yields the losses and gradients of all its rows. Much less work; not the
-  /// reference's batch composition (see README "Performance").
-  card_window,
-};
-
-struct TrainOptions {
-  TrainMode mode = TrainMode::full;
-  std::uint32_t seed = 2023;                ///< seed of the batch-order generator
-  Batching batching = Batching::reference;  ///< batch composition of the gradient steps
-  /// Called after every optimizer step with (steps done, total steps = batches
-  /// × epochs); it may throw to stop training (srs::sched::fit throws
-  /// srs::sched::Cancelled through it). Empty: not called.
-  std::function<void(std::size_t, std::size_t)> on_step{};
-  /// Called with (epochs done, the average training loss of the parameters
-  /// after them) for 0 (the initial parameters) .. n_epoch: the losses the best
-  /// parameters are chosen by. Empty: not called.
-  std::function<void(int, double)> on_epoch{};
-};
 
 namespace detail {
 /// Optional model hooks (see srs/concepts.hpp).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/kernels/fsrs6.hpp
 /// The gradient kernel of FSRS-6 (GradientKernel<models::Fsrs6>, for that exact
-/// type: FSRS-rs, derived from Fsrs6 with its own step, keeps the generic
-/// kernel of gradient_kernel.hpp). Reverse mode per card: a forward pass over
+/// type: FSRS-rs, derived from Fsrs6 with its own step, has its own kernel in
+/// fsrs_rs.hpp, which uses this one where the two steps agree). Reverse mode per card: a forward pass over
 /// the card's reviews computes each state with the model's scalar operations
 /// and records the review's local partial derivatives (local_step), the rows'
 /// predictions ask for ∂loss/∂p, then one backward sweep with two scalar

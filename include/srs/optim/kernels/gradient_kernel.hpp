@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/kernels/gradient_kernel.hpp
-/// The gradient kernels of the shared trainer (srs/optim/trainer.hpp): what
-/// computes the loss terms and the gradient of one card's rows for one
-/// parameter vector. `GradientKernel<M>` is the generic one, forward-mode dual
-/// numbers (core::Dual<double, N>) through the model's own templated
-/// equations, so the gradient comes from the code that predicts. A model gets
-/// a faster kernel by an explicit specialisation for its exact type
-/// (optim/kernels/fsrs6.hpp: GradientKernel<models::Fsrs6>): a model derived
-/// from it (models::FsrsRs derives from Fsrs6 but steps differently) is a
-/// different type and keeps the generic kernel. Models include no kernel code.
+/// The gradient kernels of the trainers (srs/optim/trainer.hpp,
+/// srs/optim/trainers/): what computes the loss terms and the gradient of one
+/// card's rows for one parameter vector. `GradientKernel<M>` is by default
+/// `ForwardModeKernel<M>`, forward-mode dual numbers (core::Dual<double, N>)
+/// through the model's own templated equations, so the gradient comes from the
+/// code that predicts. A model gets a faster kernel by an explicit
+/// specialisation for its exact type (optim/kernels/fsrs6.hpp:
+/// GradientKernel<models::Fsrs6>), which a model derived from it does not
+/// inherit: models::FsrsRs derives from Fsrs6 but steps differently and has its
+/// own (optim/kernels/fsrs_rs.hpp). Models include no kernel code.
 ///
 /// Every kernel has the interface below; tests/optim/kernels.test.cpp checks
-/// each one against this generic kernel on random cards.
+/// each one against forward-mode Dual on random cards.
 #pragma once
 
 #include <array>     // std::array
@@ -26,9 +27,10 @@
 
 namespace srs::optim {
 
-/// The generic kernel: forward mode through optim::Predictor.
+/// Forward mode through optim::Predictor: the generic kernel, also the
+/// fallback a model's own kernel may delegate to (optim/kernels/fsrs_rs.hpp).
 template <class M>
-class GradientKernel {
+class ForwardModeKernel {
  public:
   static constexpr std::size_t N = M::num_params;
   using Dual = core::Dual<double, N>;
@@ -39,9 +41,9 @@ class GradientKernel {
   /// card-window batches' fused loss; see optim::train). Not claimed here.
   static constexpr bool fused_loss = false;
 
-  explicit GradientKernel(const M& model) : model_(model) {}
-  GradientKernel(const GradientKernel&) = delete;  // its predictors point into it
-  GradientKernel& operator=(const GradientKernel&) = delete;
+  explicit ForwardModeKernel(const M& model) : model_(model) {}
+  ForwardModeKernel(const ForwardModeKernel&) = delete;  // its predictors point into it
+  ForwardModeKernel& operator=(const ForwardModeKernel&) = delete;
 
   /// Takes the parameters of the passes that follow.
   void reset(std::span<const double, N> w) {
@@ -80,6 +82,14 @@ class GradientKernel {
   std::array<Dual, N> wd_{};
   std::optional<Predictor<double, M>> values_;  // over w_
   std::optional<Predictor<Dual, M>> duals_;     // over wd_
+};
+
+/// The kernel of model type M: the generic forward mode unless M's exact type
+/// has a specialisation.
+template <class M>
+class GradientKernel : public ForwardModeKernel<M> {
+ public:
+  using ForwardModeKernel<M>::ForwardModeKernel;
 };
 
 }  // namespace srs::optim
