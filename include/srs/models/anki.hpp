@@ -28,7 +28,6 @@
 
 #include <algorithm>    // std::clamp
 #include <array>        // std::array
-#include <cmath>        // std::pow
 #include <cstddef>      // std::size_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -36,6 +35,7 @@
 #include <srs/concepts.hpp>        // srs::DualTrainable
 #include <srs/core/dual.hpp>       // core::max, core::clamp, core::value_t
 #include <srs/data/dataset.hpp>    // data::Step
+#include <srs/models/curves.hpp>   // detail::exponential_curve
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
@@ -122,9 +122,7 @@ struct AnkiSm2 {
 
   template <class T>
   T recall(std::span<const T, 7>, const State<T>& st, double delta_t) const {
-    using std::pow;
-    using V = core::value_t<T>;
-    return pow(V(0.9), V(delta_t) / st.ivl);
+    return detail::exponential_curve(delta_t, st.ivl);
   }
 
  private:

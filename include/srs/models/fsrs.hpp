@@ -63,6 +63,7 @@
 #include <srs/core/dual.hpp>       // core::min, core::clamp, core::relu, core::value_t
 #include <srs/core/error.hpp>      // srs::InadequateData
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
+#include <srs/models/curves.hpp>   // detail::exponential_curve, power_curve_half and their inverses
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
@@ -273,33 +274,6 @@ void clamp_to_boxes(std::span<double, N> w, const std::array<Box, N>& boxes, dou
     const double hi = boxes[k].hi == init_s_max_tag ? init_s_max : boxes[k].hi;
     w[k] = std::clamp(w[k], lo, hi);
   }
-}
-
-/// R = 0.9^(t/S) (FSRS v1-v3).
-template <class T>
-T exponential_curve(double t, const T& s) {
-  using std::pow;
-  using V = core::value_t<T>;
-  return pow(V(0.9), V(t) / s);
-}
-
-/// Its inverse: the t with 0.9^(t/S) = r, t = S ln r / ln 0.9.
-inline double exponential_curve_interval(double s, double r) { return s * std::log(r) / std::log(0.9); }
-
-/// F of the FSRS-4.5 curve: 0.9^(1/-0.5) - 1 = 19/81, as the reference computes it in double.
-inline constexpr double power_curve_half_factor = 0.2345679012345678;
-
-/// R = (1 + F t/S)^-0.5 with F = 0.9^-2 - 1 = 19/81 (FSRS-4.5 and FSRS-5; the
-/// GRU and Transformer heads predict with it too).
-template <class T>
-T power_curve_half(double t, const T& s) {
-  using std::pow;
-  using V = core::value_t<T>;
-  return pow(V(1) + V(power_curve_half_factor) * V(t) / s, V(-0.5));
-}
-/// Its inverse: t = S / F (r^-2 - 1).
-inline double power_curve_half_interval(double s, double r) {
-  return s / power_curve_half_factor * (std::pow(r, -2.0) - 1.0);
 }
 
 /// x^y by `pow` (std::pow, or core::pow for duals): the default power of the updates below.

@@ -95,6 +95,7 @@
 #include <srs/core/error.hpp>      // srs::Error, srs::InadequateData, srs::NumericalError, srs::UsageError
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/detail/json.hpp>     // detail::json::Value, parse, dump
+#include <srs/models/curves.hpp>   // detail::power_curve_half, power_curve_half_factor (FSRS-4.5's curve)
 #include <srs/optim/adam.hpp>      // optim::Adam
 #include <srs/optim/replay.hpp>    // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>  // optim::CosineAnnealing
@@ -208,15 +209,12 @@ inline double mish_derivative(double x) {
   return t + x * (1.0 - t * t) * sigmoid(x);
 }
 
-/// The FSRS-4.5 power curve the GRU and the Transformer predict with:
-/// R(t, S) = (1 + F t / S)^(-1/2), F = 0.9^(1/(-1/2)) - 1 = 19/81.
-inline constexpr double curve_decay = -0.5;
-inline const double curve_factor = std::pow(0.9, 1.0 / curve_decay) - 1.0;
-
-/// R(t, S) and dR/d ln S (the heads output ln S): dR/dlnS = ½ R · u/(1 + u), u = F t / S.
+/// FSRS-4.5's power curve (detail::power_curve_half, models/curves.hpp), which
+/// the GRU and the Transformer predict with, R(t, S) = (1 + F t / S)^(-1/2),
+/// F = 19/81, and dR/d ln S (the heads output ln S): ½ R · u/(1 + u), u = F t / S.
 inline std::pair<double, double> power_curve(double t, double s) {
-  const double u = curve_factor * t / s;
-  const double r = 1.0 / std::sqrt(1.0 + u);
+  const double r = power_curve_half(t, s);
+  const double u = power_curve_half_factor * t / s;
   return {r, 0.5 * r * u / (1.0 + u)};
 }
 

@@ -62,6 +62,7 @@
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::clamp, core::sigmoid, core::softplus, core::is_dual_v
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/curves.hpp>   // detail::exponential_curve (0.9^(t/S))
 #include <srs/models/neural_shapes.hpp>  // Nn17Shape, detail::Nn17Offsets
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
 #include <srs/optim/replay.hpp>    // optim::bce
@@ -263,7 +264,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
         s = clamp(w[O::s0 + gi], lo, s_max);
         d = w[O::d0 + gi];
       } else {
-        const T rt = clamp(pow(0.9, tj / s), detail::nn17_r_min, detail::nn17_r_max);
+        const T rt = clamp(detail::exponential_curve(tj, s), detail::nn17_r_min, detail::nn17_r_max);
         const T rw =
             clamp(detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, rt}), detail::nn17_r_min, detail::nn17_r_max);
         const T sr = clamp(detail::nn17_log_09 / log(rw) * tj, lo, s_max);
@@ -278,7 +279,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
       }
       if (g == 1) lapses += 1;
     }
-    return detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, pow(0.9, t / s)});
+    return detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, detail::exponential_curve(t, s)});
   }
 
   Batch make_batch(std::span<const detail::SeqSource> seqs) const {
@@ -298,7 +299,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
     tp.t = t;
     tp.g = g;
     tp.lapses = lapses;
-    tp.e = std::pow(0.9, t / s);
+    tp.e = detail::exponential_curve(t, s);
     tp.rt = clamp_value(tp.e, detail::nn17_r_min, detail::nn17_r_max);
     tp.rw.forward(w, O::rw, {d, s, tp.rt});
     const double rw = tp.rw.out;  // already inside [1e-4, 0.9999]: the second clamp is the identity
@@ -407,7 +408,7 @@ struct Nn17 : NeuralBase<Nn17, 39> {
       for (const detail::SeqTarget& t : src.targets) {
         const double s = s_after[t.pos], d = d_after[t.pos];
         detail::Nn17MlpTape<3, detail::Nn17Act::exp_clamp> head;
-        const double e = std::pow(0.9, t.delta_t / s);
+        const double e = detail::exponential_curve(t.delta_t, s);
         head.forward(p, O::rw, {d, s, e});
         loss += t.weight * optim::bce(head.out, t.y);
         if (grad) {

@@ -47,7 +47,7 @@
 #pragma once
 
 #include <array>        // std::array
-#include <cmath>        // std::exp, std::pow, std::tanh
+#include <cmath>        // std::exp, std::tanh
 #include <cstddef>      // std::size_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -58,6 +58,7 @@
 #include <srs/concepts.hpp>        // srs::SelfTrained
 #include <srs/core/dual.hpp>       // core::sigmoid, core::is_dual_v
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/models/curves.hpp>   // detail::power_curve_half (FSRS-4.5's curve)
 #include <srs/models/neural_shapes.hpp>  // GruShape, GruPShape, detail::GruOffsets
 #include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::PackedBatch, detail::fine_tune, ...
 #include <srs/optim/replay.hpp>    // optim::bce
@@ -140,7 +141,6 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
     using O = detail::GruOffsets<H>;
     using core::sigmoid;
     using std::exp;
-    using std::pow;
     std::array<T, H> h;
     h.fill(T(0.0));
     const std::span<const T> ws(w);
@@ -153,8 +153,7 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
     if constexpr (Direct) {
       return sigmoid(out);
     } else {
-      const T s = exp(out);
-      return pow(1.0 + detail::curve_factor * t / s, detail::curve_decay);
+      return detail::power_curve_half(t, T(exp(out)));
     }
   }
 

@@ -31,6 +31,7 @@
 #include <srs/concepts.hpp>        // srs::DualTrainable, srs::MemoryModel
 #include <srs/core/dual.hpp>       // core::clamp, core::value_t
 #include <srs/data/dataset.hpp>    // data::Step
+#include <srs/models/curves.hpp>   // detail::exponential_curve
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
@@ -134,9 +135,7 @@ struct Sm2Trainable {
 
   template <class T>
   T recall(std::span<const T, 6>, const State<T>& st, double delta_t) const {
-    using std::pow;
-    using V = core::value_t<T>;
-    return pow(V(0.9), V(delta_t) / st.ivl);
+    return detail::exponential_curve(delta_t, st.ivl);
   }
 };
 
