@@ -298,11 +298,15 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
   }
 }
 
-TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batches take partly from the first batch") {
+TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pass in card-window batches") {
   // FSRS-6 in card-window batches computes the loss of the parameters after
-  // epoch e partly in epoch e + 1's first batch (its kernel's reverse mode),
-  // the rest with the kernel's predict<true> (the same e^(y ln x) powers);
-  // Fsrs6Forward (the generic kernel) evaluates them in a separate pass with std::pow.
+  // epoch e with its kernel's loss pass over all cards in vector lanes where
+  // they run (e^(y ln x) powers with glibc's vector exp and log); without
+  // lanes, partly in epoch e + 1's first batch (its kernel's reverse mode) and
+  // the rest with the kernel's predict<true> (the same powers, libm's exp and
+  // log). Fsrs6Forward (the generic kernel) evaluates them in a separate pass
+  // with std::pow.
+  const bool lanes = srs::optim::detail::resolve_lanes(srs::optim::Lanes::automatic) != srs::optim::Lanes::scalar;
   for (const int days : {20, 150}) {  // one batch per epoch, and several
     CAPTURE(days);
     const ShortUser u = short_user(4, days, "epochs");
@@ -344,7 +348,11 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
       sum_std +=
           srs::optim::bce(srs::optim::predict(m, std::span<const double, 21>(w0), u.ds.history(it), it.delta_t), it.y);
     }
-    CHECK(fused[0].second == sum / static_cast<double>(u.rows.size()));
+    if (lanes) {
+      CHECK(fused[0].second == doctest::Approx(sum / static_cast<double>(u.rows.size())).epsilon(1e-13));
+    } else {
+      CHECK(fused[0].second == sum / static_cast<double>(u.rows.size()));
+    }
     CHECK(separate[0].second == sum_std / static_cast<double>(u.rows.size()));
     // Later epochs: parameters equal to rounding (gradients to rounding), so losses too.
     for (std::size_t e = 1; e <= 5; ++e) {
@@ -357,6 +365,30 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, which card-window batc
       if (fused[e].second < fused[best].second) best = e;
     CHECK(best > 0);
     for (std::size_t k = 0; k < 21; ++k) CHECK(std::abs(w[k] - w_fwd[k]) <= 1.5e-4);
+  }
+}
+
+TEST_CASE("train: FSRS-6 card-window batches in vector lanes and one card at a time agree to rounding") {
+  // TrainOptions::lanes: automatic (the widest vector lanes here) against
+  // scalar (the per-card kernel passes, the loss partly fused): the same
+  // arithmetic with glibc's vector exp and log, sums in another order.
+  for (const int days : {20, 150}) {
+    CAPTURE(days);
+    const ShortUser u = short_user(6, days, "lanes");
+    const std::span<const std::size_t> all(u.rows);
+    srs::optim::TrainOptions opt;
+    opt.batching = srs::optim::Batching::card_window;
+    std::vector<double> loss_lanes, loss_scalar;
+    opt.on_epoch = [&](int, double loss) { loss_lanes.push_back(loss); };
+    const auto w_lanes = srs::optim::train(srs::models::Fsrs6{}, u.ds, all, {}, opt);
+    opt.lanes = srs::optim::Lanes::scalar;
+    opt.on_epoch = [&](int, double loss) { loss_scalar.push_back(loss); };
+    const auto w_scalar = srs::optim::train(srs::models::Fsrs6{}, u.ds, all, {}, opt);
+    REQUIRE(loss_lanes.size() == 6);
+    REQUIRE(loss_scalar.size() == 6);
+    CHECK(loss_lanes[0] == doctest::Approx(loss_scalar[0]).epsilon(1e-13));
+    for (std::size_t e = 1; e < 6; ++e) CHECK(loss_lanes[e] == doctest::Approx(loss_scalar[e]).epsilon(1e-9));
+    for (std::size_t k = 0; k < 21; ++k) CHECK(std::abs(w_lanes[k] - w_scalar[k]) <= 1e-4);
   }
 }
 

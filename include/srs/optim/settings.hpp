@@ -41,10 +41,20 @@ enum class Batching {
   card_window,
 };
 
+/// Which implementation runs a kernel's passes over many cards at once
+/// (FSRS-6's in card-window batches, optim/kernels/fsrs6_lanes.hpp): `scalar`
+/// (one card at a time, libm), `sse2` (two cards in vector lanes), `avx2`
+/// (four), or `automatic`: the widest this build and CPU run.
+enum class Lanes { automatic, scalar, sse2, avx2 };
+
 struct TrainOptions {
   TrainMode mode = TrainMode::full;
   std::uint32_t seed = 2023;                ///< seed of the batch-order generator
   Batching batching = Batching::reference;  ///< batch composition of the gradient steps
+  /// Card-window batches: the vector lanes of a kernel that has them (FSRS-6);
+  /// Lanes::scalar: its one-card-at-a-time passes. Reference batching never
+  /// uses lanes.
+  Lanes lanes = Lanes::automatic;
   /// Called after every optimizer step with (steps done, total steps = batches
   /// × epochs); it may throw to stop training (srs::sched::fit throws
   /// srs::sched::Cancelled through it). Empty: not called.

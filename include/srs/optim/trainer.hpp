@@ -26,10 +26,12 @@
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
 ///     after each epoch, rounded as the model reports them. (Card-window
-///     batches with a kernel that fuses its loss pass (FSRS-6's) compute the loss with that pass's
-///     arithmetic — powers as e^(y ln x), a few ulp from std::pow — and take
-///     the terms of the cards in an epoch's first batch from that batch's
-///     pass, which runs at the previous epoch's parameters: fewer passes.)
+///     batches with FSRS-6's kernel compute the gradient and the loss with its
+///     arithmetic — powers as e^(y ln x), a few ulp from std::pow — several
+///     cards at once in vector lanes where they run (TrainOptions::lanes;
+///     optim/kernels/fsrs6_lanes.hpp), else card by card, then taking the loss
+///     terms of the cards in an epoch's first batch from that batch's pass,
+///     which runs at the previous epoch's parameters: fewer passes.)
 #pragma once
 
 #include <algorithm>   // std::stable_sort, std::min, std::max
@@ -40,6 +42,7 @@
 #include <random>      // std::mt19937
 #include <span>        // std::span
 #include <string>      // std::string
+#include <type_traits> // std::void_t
 #include <utility>     // std::pair, std::move
 #include <vector>      // std::vector
 
@@ -168,6 +171,21 @@ struct CardPass {
   }
 };
 
+/// One card of a CardPass, for a kernel's plan() and predict_planned().
+struct CardView {
+  std::span<const data::Step> steps;
+  std::span<const CardRow> rows;
+};
+/// Kernels with loss and gradient passes over many cards at once, laid out in
+/// advance (GradientKernel<models::Fsrs6>: vector lanes).
+template <class K>
+concept HasPlannedPasses = requires(K& k, std::span<double, K::N> grad) {
+  k.predict_planned(
+      k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }), std::size_t{},
+      [](std::size_t) { return CardView{}; }, [](std::size_t, std::size_t, double) {});
+  k.gradient_planned(k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }), grad);
+};
+
 inline CardPass make_card_pass(const data::Dataset& ds, const std::vector<TrainRow>& rs) {
   std::vector<std::size_t> items(rs.size());
   for (std::size_t k = 0; k < rs.size(); ++k) items[k] = rs[k].item;
@@ -272,6 +290,25 @@ struct TrainerCore {
       });
     }
     if (skip) std::fill(skip->begin(), skip->end(), 0);
+    return total_loss();
+  }
+
+  /// evaluate() of every row of a card pass by the kernel's loss pass over
+  /// many cards (FSRS-6: vector lanes), laid out in `lp` (make_loss_plan).
+  template <class LossPlan>
+  double evaluate_planned(LossPlan& lp) {
+    loss_kernel.reset(std::span<const double, N>(w));
+    std::size_t at = 0;
+    for (const auto* plan : lp.plans) {
+      loss_kernel.predict_planned(*plan, std::span<double>(lp.p.data() + at, plan->rows.size()));
+      at += plan->rows.size();
+    }
+    for (std::size_t r = 0; r < lp.p.size(); ++r) row_loss[lp.slot[r]] = lp.weight[r] * optim::bce(lp.p[r], lp.y[r]);
+    return total_loss();
+  }
+
+  /// [Σ row_loss (in row order) + penalty] / N.
+  double total_loss() const {
     double loss = 0;
     for (double l : row_loss) loss += l;
     return (loss + penalty_value(std::span<const double, N>(w))) / n_eval;
@@ -323,6 +360,99 @@ struct TrainerCore {
   }
 };
 
+/// The layout type of M's kernel for its passes in lanes (int for a kernel without).
+template <class M, class = void>
+struct LanePlanOfKernel {
+  using type = int;
+};
+template <class M>
+struct LanePlanOfKernel<M, std::void_t<typename GradientKernel<M>::LanePlan>> {
+  using type = typename GradientKernel<M>::LanePlan;
+};
+template <class M>
+using LanePlanOf = typename LanePlanOfKernel<M>::type;
+
+/// The kernel's layout of each batch's cards (grad_cards' cards
+/// [batches[b].first, batches[b].second)) for its gradient pass in lanes, with
+/// the rows' weights and labels. Empty when `lanes` is false or a card cannot
+/// be laid out (a rating outside 1..4: the caller runs the scalar passes).
+template <class M>
+std::vector<LanePlanOf<M>> make_gradient_plans(TrainerCore<M>& t, const CardPass& pass,
+                                               const std::vector<std::pair<std::size_t, std::size_t>>& batches,
+                                               bool lanes) {
+  std::vector<LanePlanOf<M>> plans;
+  if constexpr (HasPlannedPasses<GradientKernel<M>>) {
+    if (!lanes) return plans;
+    plans.reserve(batches.size());
+    for (const auto& [first, last] : batches) {
+      const std::size_t at = first;
+      LanePlanOf<M> plan = t.kernel.plan(
+          last - at, [&](std::size_t c) { return CardView{pass.steps[at + c], pass.card(at + c)}; }, t.opt.lanes);
+      if (plan.lanes == Lanes::scalar) return {};
+      const auto row = [&](std::size_t r) -> const CardRow& {
+        return pass.card(at + plan.rows[r].first)[plan.rows[r].second];
+      };
+      set_lane_targets(
+          plan, [&](std::size_t r) { return row(r).weight; },
+          [&](std::size_t r) { return static_cast<double>(row(r).y); });
+      plans.push_back(std::move(plan));
+    }
+  } else {
+    (void)t, (void)pass, (void)batches, (void)lanes;
+  }
+  return plans;
+}
+
+/// The loss pass in lanes: the layouts it runs (the gradient passes' when the
+/// rows are the same, else its own of the evaluation rows' cards) and, for
+/// each of their rows in order, the evaluation row (row_loss index), weight
+/// and label; p: the predictions.
+template <class Plan>
+struct LossPlan {
+  std::vector<Plan> own;
+  std::vector<const Plan*> plans;
+  std::vector<std::size_t> slot;
+  std::vector<double> weight;
+  std::vector<int> y;
+  std::vector<double> p;
+  bool empty() const { return plans.empty(); }
+};
+/// The loss plan over `pass`'s cards: over `grad_plans` (made from `pass` in
+/// `batches`) when given, else its own layout. Empty when a card cannot be laid out.
+template <class M, class Slot>
+LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass, Slot slot,
+                                       const std::vector<LanePlanOf<M>>* grad_plans,
+                                       const std::vector<std::pair<std::size_t, std::size_t>>& batches) {
+  LossPlan<LanePlanOf<M>> lp;
+  if constexpr (HasPlannedPasses<GradientKernel<M>>) {
+    std::vector<std::size_t> card_at;  // the first card of each plan
+    if (grad_plans) {
+      for (std::size_t b = 0; b < grad_plans->size(); ++b) {
+        lp.plans.push_back(&(*grad_plans)[b]);
+        card_at.push_back(batches[b].first);
+      }
+    } else {
+      lp.own.push_back(t.loss_kernel.plan(
+          pass.size(), [&](std::size_t c) { return CardView{pass.steps[c], pass.card(c)}; }, t.opt.lanes));
+      if (lp.own.back().lanes == Lanes::scalar) return {};
+      lp.plans.push_back(&lp.own.back());
+      card_at.push_back(0);
+    }
+    for (std::size_t b = 0; b < lp.plans.size(); ++b) {
+      for (const auto& [c, k] : lp.plans[b]->rows) {
+        const CardRow& row = pass.card(card_at[b] + c)[k];
+        lp.slot.push_back(slot(row));
+        lp.weight.push_back(row.weight);
+        lp.y.push_back(row.y);
+      }
+    }
+    lp.p.resize(lp.slot.size());
+  } else {
+    (void)t, (void)pass, (void)slot, (void)grad_plans, (void)batches;
+  }
+  return lp;
+}
+
 /// Reference batching: gradient rows stably sorted by history length, batches
 /// of batch_size rows, each row's history replayed alone by the kernel.
 template <class M>
@@ -359,8 +489,12 @@ void train_reference_batches(TrainerCore<M>& t) {
 
 /// Card-window batching (srs-bench --fast): whole cards, in order of their
 /// first gradient row, about batch_size rows per batch; one kernel pass per
-/// card gives all its rows' gradients. With a kernel whose loss pass has its
-/// gradient pass's arithmetic (fused_loss) and every evaluation row a gradient
+/// card gives all its rows' gradients. A kernel with passes over many cards
+/// in vector lanes (HasPlannedPasses: FSRS-6's) lays out each batch's cards
+/// once and runs the batch's gradient, and the loss of every row, in lanes.
+/// Without lanes (TrainOptions::lanes, the CPU, the build), with a kernel
+/// whose loss pass has its gradient pass's arithmetic (fused_loss) and every
+/// evaluation row a gradient
 /// row, the loss after epoch e (e = 0: the initial parameters) takes the terms
 /// of the cards in epoch e + 1's first batch from that batch's gradient pass,
 /// which runs at those parameters; the other cards are predicted by the loss
@@ -379,17 +513,55 @@ void train_card_window(TrainerCore<M>& t) {
     batches.emplace_back(first, c);
   }
   t.start(batches.size());
-  const bool fuse = GradientKernel<M>::fused_loss && t.grad_rows.size() == t.eval_rows.size() && t.cfg.n_epoch > 0;
+  // A kernel with a planned loss pass that runs in vector lanes here
+  // evaluates every row with it; else a kernel with a fused loss takes part of
+  // the terms from the gradient passes.
+  bool lanes = false;
+  if constexpr (HasPlannedPasses<GradientKernel<M>>) lanes = resolve_lanes(t.opt.lanes) != Lanes::scalar;
+  const bool fuse =
+      !lanes && GradientKernel<M>::fused_loss && t.grad_rows.size() == t.eval_rows.size() && t.cfg.n_epoch > 0;
 
   std::array<double, N> grad;
+  std::vector<std::size_t> eval_at(t.eval_rows.size());  // evaluation row of each time position
+  for (std::size_t j = 0; j < t.eval_rows.size(); ++j) eval_at[t.eval_rows[j].time] = j;
   if (!fuse) {
-    const CardPass eval_cards = make_card_pass(t.ds, t.eval_rows);
-    const auto slot = [](const CardRow& row) { return row.index; };
-    t.record(t.template evaluate<false>(eval_cards, slot), 0);
+    // The evaluation rows' cards: the gradient passes' when the rows are the
+    // same, else grouped from the rows in time order (the quick grouping);
+    // slot: the evaluation row (row_loss index) of each.
+    const bool same_rows = t.grad_rows.size() == t.eval_rows.size();
+    std::vector<TrainRow> eval_by_time;
+    if (!same_rows) {
+      eval_by_time.resize(t.eval_rows.size());
+      for (const TrainRow& r : t.eval_rows) eval_by_time[r.time] = r;
+    }
+    const CardPass own_cards = same_rows ? CardPass{} : make_card_pass(t.ds, eval_by_time);
+    const CardPass& eval_cards = same_rows ? grad_cards : own_cards;
+    const auto slot = [&](const CardRow& row) {
+      return eval_at[same_rows ? t.grad_rows[row.index].time : row.index];
+    };
+    // The passes in lanes: the gradient passes' layouts, the loss pass's
+    // (theirs when the rows are the same); none if a card cannot be laid out.
+    const auto grad_plans = make_gradient_plans(t, grad_cards, batches, lanes);
+    auto loss_plan = make_loss_plan(t, eval_cards, slot, same_rows ? &grad_plans : nullptr, batches);
+    if (grad_plans.empty() || loss_plan.empty()) lanes = false;
+    const auto evaluate = [&] {
+      if constexpr (HasPlannedPasses<GradientKernel<M>>) {
+        if (lanes) return t.evaluate_planned(loss_plan);
+      }
+      return t.template evaluate<false>(eval_cards, slot);
+    };
+    t.record(evaluate(), 0);
     for (int epoch = 0; epoch < t.cfg.n_epoch; ++epoch) {
       for (std::size_t b : torch_randperm(batches.size(), t.gen)) {
         t.kernel.reset(std::span<const double, N>(t.w));
         grad.fill(0.0);
+        if constexpr (HasPlannedPasses<GradientKernel<M>>) {
+          if (lanes) {
+            t.kernel.gradient_planned(grad_plans[b], std::span<double, N>(grad));
+            t.update(grad, grad_plans[b].n_rows(), epoch);
+            continue;
+          }
+        }
         std::size_t rows_in_batch = 0;
         for (std::size_t c = batches[b].first; c < batches[b].second; ++c) {
           grad_cards.with_card(c, [&](auto steps, std::span<const CardRow> rows, auto len, auto dt) {
@@ -402,15 +574,13 @@ void train_card_window(TrainerCore<M>& t) {
         }
         t.update(grad, rows_in_batch, epoch);
       }
-      t.record(t.template evaluate<false>(eval_cards, slot), epoch + 1);
+      t.record(evaluate(), epoch + 1);
     }
     return;
   }
 
   // Fused loss: the loss passes go over the gradient passes' cards (the same
   // rows per card, in the same order); loss_slot: the evaluation row of each.
-  std::vector<std::size_t> eval_at(t.eval_rows.size());  // evaluation row of each time position
-  for (std::size_t j = 0; j < t.eval_rows.size(); ++j) eval_at[t.eval_rows[j].time] = j;
   std::vector<std::size_t> loss_slot(t.grad_rows.size());
   for (std::size_t k = 0; k < t.grad_rows.size(); ++k) loss_slot[k] = eval_at[t.grad_rows[k].time];
   const auto slot = [&](const CardRow& row) { return loss_slot[row.index]; };

@@ -18,6 +18,10 @@
 /// same arithmetic, so its predictions are card()'s to the last bit; both reuse
 /// a row's curve value R(t, S) for the card's next review when its interval is
 /// the row's delta_t (the same expression on the same operands).
+///
+/// Vector lanes: plan() lays out many cards, gradient_planned() and
+/// predict_planned() run card<true>()'s and predict<true>()'s operations on
+/// several of them at once (fsrs6_lanes.hpp); card-window batches use them.
 #pragma once
 
 #include <array>     // std::array
@@ -32,6 +36,7 @@
 #include <srs/core/dual.hpp>                     // core::Dual
 #include <srs/data/dataset.hpp>                  // data::Step
 #include <srs/models/fsrs.hpp>                   // models::Fsrs6
+#include <srs/optim/kernels/fsrs6_lanes.hpp>      // the loss pass in vector lanes
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 
 namespace srs::optim {
@@ -48,6 +53,8 @@ class GradientKernel<models::Fsrs6> {
   static constexpr bool generic = false;
   /// predict<true>() gives card<true>()'s predictions bit for bit.
   static constexpr bool fused_loss = true;
+  /// The layout of cards for the passes in lanes (plan()).
+  using LanePlan = detail::LanePlan;
 
   explicit GradientKernel(const M& model) : model_(model) {}
   GradientKernel(const GradientKernel&) = delete;  // its derived quantities point into it
@@ -62,6 +69,27 @@ class GradientKernel<models::Fsrs6> {
     dv_.emplace(model_.derive(std::span<const Dual, N>(wd_)));
     values_.emplace(model_.derive(std::span<const double, N>(w_)));
     for (int g = 1; g <= 4; ++g) init_[static_cast<std::size_t>(g - 1)] = model_.init(*dv_, data::Step{0, g});
+    const M::Derived<double>& v = *values_;
+    lanes_ = {v.factor,  -w_[20],      -w_[19],   -w_[9],    -w_[12],    -w_[6],     w_[7],
+              w_[10],    w_[11],       w_[13],    w_[14],    w_[15],     w_[16],     v.exp_w8,
+              v.lapse_cap, v.d0_easy,  v.same_day, model_.same_day_floor_rating, model_.min_stability(), model_.s_max};
+    const DerivedDual& dv = *dv_;
+    lane_grad_.factor_d20 = dv.factor.grad[20];
+    lane_grad_.exp_w8_d8 = dv.exp_w8.grad[8];
+    lane_grad_.lapse_cap_d17 = dv.lapse_cap.grad[17];
+    lane_grad_.lapse_cap_d18 = dv.lapse_cap.grad[18];
+    for (std::size_t g = 0; g < 4; ++g) {
+      lane_grad_.same_day_d17[g] = dv.same_day[g].grad[17];
+      lane_grad_.same_day_d18[g] = dv.same_day[g].grad[18];
+      lane_grad_.init_s_grad[g] = init_[g].s.grad;
+      lane_grad_.init_d_grad[g] = init_[g].d.grad;
+      lane_init_s_[g] = init_[g].s.val;
+      lane_init_d_[g] = init_[g].d.val;
+    }
+    lane_grad_.d0_easy_d4 = dv.d0_easy.grad[4];
+    lane_grad_.d0_easy_d5 = dv.d0_easy.grad[5];
+    lane_grad_.neg_w10 = -w_[10];
+    lane_grad_.neg_w14 = -w_[14];
   }
 
   /// One card's rows k = 0..n-1 (history length len(k) >= 1, non-decreasing,
@@ -141,6 +169,82 @@ class GradientKernel<models::Fsrs6> {
       have_r = true;
       emit(k, std::as_const(r));
     }
+  }
+
+  /// The loss pass over many cards, in vector lanes where they run
+  /// (optim/kernels/fsrs6_lanes.hpp): several cards advanced at once with
+  /// predict<true>()'s operations and glibc's vector exp and log, so
+  /// predictions within 1e-12 relative of predict<true>()'s
+  /// (tests/optim/fsrs6_lanes.test.cpp). plan() lays the cards out
+  /// once (cards c = 0..n_cards-1, card_at(c) = an object with .steps, the
+  /// card's reviews, and .rows, rows with .len and .delta_t as card()'s len(k)
+  /// and delta_t(k)); predict_planned() runs it at the parameters of reset(),
+  /// `emit(c, k, p)` for every row. Lanes::scalar, or a CPU or build without
+  /// lanes, or ratings outside 1..4: predict<true>() card by card.
+  template <class CardAt>
+  detail::LanePlan plan(std::size_t n_cards, CardAt card_at, Lanes lanes = Lanes::automatic) const {
+    detail::LanePlan none;
+    const Lanes impl = detail::resolve_lanes(lanes);
+    if (impl == Lanes::scalar) return none;
+    bool usable = true;
+    detail::LanePlan plan = detail::make_lane_plan(impl == Lanes::avx2 ? 4 : 2, n_cards, card_at, &usable);
+    if (!usable) return none;
+    plan.lanes = impl;
+    return plan;
+  }
+  template <class CardAt, class Emit>
+  void predict_planned(const detail::LanePlan& plan, std::size_t n_cards, CardAt card_at, Emit emit) {
+    if (plan.lanes == Lanes::scalar) {
+      for (std::size_t c = 0; c < n_cards; ++c) {
+        const auto cd = card_at(c);
+        const auto& rows = cd.rows;
+        predict<true>(
+            cd.steps, rows.size(), [&](std::size_t k) { return rows[k].len; },
+            [&](std::size_t k) { return rows[k].delta_t; }, [&](std::size_t k, double p) { emit(c, k, p); });
+      }
+      return;
+    }
+    lane_p_.resize(plan.rows.size());
+    predict_planned(plan, std::span<double>(lane_p_));
+    for (std::size_t r = 0; r < plan.rows.size(); ++r)
+      emit(std::size_t{plan.rows[r].first}, std::size_t{plan.rows[r].second}, std::as_const(lane_p_[r]));
+  }
+  /// predict_planned() of a plan in lanes (plan.lanes not scalar): p[r] = the
+  /// prediction of row plan.rows[r] (card, row).
+  void predict_planned(const detail::LanePlan& plan, std::span<double> p) {
+    lane_out_.resize(plan.t_eval.size());
+#if SRS_DETAIL_HAVE_LANES
+    if (plan.lanes == Lanes::avx2) {
+      detail::fsrs6_lanes_avx2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    } else if (plan.lanes == Lanes::sse2) {
+      detail::fsrs6_lanes_sse2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    }
+#endif
+    std::size_t r = 0;
+    for (std::size_t e = 0; e < plan.flags.size() && r < p.size(); ++e)
+      if (plan.flags[e] & detail::lane_row) p[r++] = lane_out_[e];
+  }
+  /// The gradient pass in lanes: a plan of plan() in lanes (plan.lanes not
+  /// scalar) whose rows have weights and labels (detail::set_lane_targets);
+  /// adds Σ_rows weight · dBCE/dp · ∇p to `grad`, as card<true>() does card by
+  /// card (the same operations, glibc's vector exp and log, the sums in another
+  /// order: the gradient equals card()'s to rounding).
+  void gradient_planned(const detail::LanePlan& plan, std::span<double, 21> grad) {
+#if SRS_DETAIL_HAVE_LANES
+    if (plan.lanes == Lanes::avx2) {
+      detail::fsrs6_lanes_grad_avx2(lanes_, lane_grad_, lane_init_s_, lane_init_d_, plan, lane_tape_, grad.data());
+    } else if (plan.lanes == Lanes::sse2) {
+      detail::fsrs6_lanes_grad_sse2(lanes_, lane_grad_, lane_init_s_, lane_init_d_, plan, lane_tape_, grad.data());
+    }
+#else
+    (void)plan;
+    (void)grad;
+#endif
+  }
+  /// plan() and predict_planned() in one.
+  template <class CardAt, class Emit>
+  void predict_cards(std::size_t n_cards, CardAt card_at, Emit emit, Lanes lanes = Lanes::automatic) {
+    predict_planned(plan(n_cards, card_at, lanes), n_cards, card_at, emit);
   }
 
  private:
@@ -330,6 +434,12 @@ class GradientKernel<models::Fsrs6> {
   std::array<Dual, N> wd_{};
   std::optional<DerivedDual> dv_;                  // over wd_
   std::optional<M::Derived<double>> values_;       // over w_
+  detail::Fsrs6LaneParams lanes_{};                // values_ for the lane pass
+  std::vector<double> lane_out_;                   // the lane pass's predictions, by plan entry
+  std::vector<double> lane_p_;                     // ... by plan row
+  detail::Fsrs6LaneGradParams lane_grad_{};        // dv_'s partials for the lane gradient pass
+  std::array<double, 4> lane_init_s_{}, lane_init_d_{};  // the first states' values, ratings 1..4
+  std::vector<double> lane_tape_;                  // the lane gradient pass's tape
   std::array<State<Dual>, 4> init_{};              // the first state for ratings 1..4
   State<Dual> init_other_{};                       // ... for another first rating
   std::vector<Local<double>> tape_;                // tape_[i]: the review into state i
