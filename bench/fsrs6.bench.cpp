@@ -3,6 +3,8 @@
 //  - one review step (state update + recall) on double, float and
 //    Dual<double, 21> (value + the whole 21-parameter gradient in one pass),
 //    and in reverse mode (optim::GradientKernel<Fsrs6>, what training uses);
+//  - the card-window gradient and loss passes over a user's cards, card by
+//    card and in vector lanes (SSE2, AVX2);
 //  - predicting a review from its whole history, per review replayed;
 //  - training one simulated user of ~10k reviews with the shared trainer;
 //  - the whole srs-bench protocol (5 folds) on that user.
@@ -13,6 +15,7 @@
 #include <cstddef>  // std::size_t
 #include <numeric>  // std::iota
 #include <span>     // std::span
+#include <string>   // std::string
 #include <vector>   // std::vector
 
 #include <srs/core/dual.hpp>        // srs::core::Dual, is_dual_v
@@ -173,23 +176,103 @@ void BM_predict_user(benchmark::State& state) {
 }
 BENCHMARK(BM_predict_user)->Unit(benchmark::kMillisecond);
 
+/// The card-window passes over all rows of the 10k-review user (every row a
+/// review step: update, recall and, for the gradient, its share of the
+/// 21-parameter gradient): card by card (Lanes::scalar: card<true>() and
+/// predict<true>()) or several cards at once in vector lanes
+/// (optim/kernels/fsrs6_lanes.hpp: two with SSE2, four with AVX2). Arg:
+/// 0 scalar, 1 SSE2, 2 AVX2 (skipped where the CPU or build has none).
+struct UserCards {
+  srs::optim::detail::CardPass pass;
+  std::size_t rows = 0;
+  explicit UserCards(const srs::data::Dataset& ds) {
+    std::vector<srs::optim::detail::TrainRow> rs;
+    for (std::size_t k = 0; k < ds.items.size(); ++k)
+      if (ds.items[k].hist_len > 0) rs.push_back({k, 1.0, rs.size()});
+    pass = srs::optim::detail::make_card_pass(ds, rs);
+    rows = rs.size();
+  }
+  srs::optim::detail::CardView operator()(std::size_t c) const { return {pass.steps[c], pass.card(c)}; }
+};
+srs::optim::Lanes lanes_arg(benchmark::State& state) {
+  const srs::optim::Lanes want[] = {srs::optim::Lanes::scalar, srs::optim::Lanes::sse2, srs::optim::Lanes::avx2};
+  const srs::optim::Lanes lanes = want[state.range(0)];
+  if (srs::optim::detail::resolve_lanes(lanes) != lanes) state.SkipWithError("not available on this CPU or build");
+  return lanes;
+}
+const char* lanes_name(std::int64_t arg) { return arg == 0 ? "card by card" : (arg == 1 ? "SSE2 lanes" : "AVX2 lanes"); }
+
+void BM_card_window_gradient(benchmark::State& state) {
+  const srs::optim::Lanes lanes = lanes_arg(state);
+  const Fsrs6 model;
+  srs::optim::GradientKernel<Fsrs6> kernel(model);
+  const std::array<double, 21> w = model.default_params();
+  kernel.reset(std::span<const double, 21>(w));
+  const UserCards cards(user10k());
+  srs::optim::detail::LanePlan plan = kernel.plan(cards.pass.size(), cards, lanes);
+  srs::optim::detail::set_lane_targets(
+      plan, [](std::size_t) { return 1.0; },
+      [&](std::size_t r) { return static_cast<double>(cards(plan.rows[r].first).rows[plan.rows[r].second].y); });
+  std::array<double, 21> grad{};
+  for (auto _ : state) {
+    if (lanes == srs::optim::Lanes::scalar) {
+      for (std::size_t c = 0; c < cards.pass.size(); ++c) {
+        cards.pass.with_card(c, [&](auto steps, auto rows, auto len, auto dt) {
+          kernel.card(
+              steps, rows.size(), len, dt,
+              [rows](std::size_t k, double p) { return srs::optim::bce_derivative(p, rows[k].y); },
+              std::span<double, 21>(grad));
+        });
+      }
+    } else {
+      kernel.gradient_planned(plan, std::span<double, 21>(grad));
+    }
+    benchmark::DoNotOptimize(grad);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(cards.rows));
+  state.SetLabel(std::string("items = review steps with gradient, ") + lanes_name(state.range(0)));
+}
+BENCHMARK(BM_card_window_gradient)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+void BM_card_window_loss(benchmark::State& state) {
+  const srs::optim::Lanes lanes = lanes_arg(state);
+  const Fsrs6 model;
+  srs::optim::GradientKernel<Fsrs6> kernel(model);
+  const std::array<double, 21> w = model.default_params();
+  kernel.reset(std::span<const double, 21>(w));
+  const UserCards cards(user10k());
+  const srs::optim::detail::LanePlan plan = kernel.plan(cards.pass.size(), cards, lanes);
+  for (auto _ : state) {
+    double sum = 0;
+    kernel.predict_planned(plan, cards.pass.size(), cards, [&](std::size_t, std::size_t, double p) { sum += p; });
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(cards.rows));
+  state.SetLabel(std::string("items = review steps (update + recall), ") + lanes_name(state.range(0)));
+}
+BENCHMARK(BM_card_window_loss)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
 /// Train FSRS-6 (S0 fit + 5 epochs) on all rows of the 10k-review user.
-/// Arg 0: reference batching (the default), 1: card-window batching (--fast).
+/// Arg 0: reference batching (the default), 1: card-window batching (--fast),
+/// 2: card-window batching card by card (TrainOptions::lanes = Lanes::scalar).
 void BM_train_user(benchmark::State& state) {
   const Fsrs6 model;
   const auto& ds = user10k();
   std::vector<std::size_t> rows(ds.items.size());
   std::iota(rows.begin(), rows.end(), std::size_t{0});
   srs::optim::TrainOptions opt;
-  if (state.range(0) == 1) opt.batching = srs::optim::Batching::card_window;
+  if (state.range(0) >= 1) opt.batching = srs::optim::Batching::card_window;
+  if (state.range(0) == 2) opt.lanes = srs::optim::Lanes::scalar;
   for (auto _ : state) {
     auto w = srs::optim::train(model, ds, std::span<const std::size_t>(rows), {}, opt);
     benchmark::DoNotOptimize(w);
   }
   state.SetLabel(std::to_string(ds.items.size()) + " training rows, " +
-                 (state.range(0) == 1 ? "card-window (--fast)" : "reference") + " batching");
+                 (state.range(0) == 0   ? "reference batching"
+                  : state.range(0) == 1 ? "card-window (--fast)"
+                                        : "card-window, card by card"));
 }
-BENCHMARK(BM_train_user)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_user)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 /// The whole per-user protocol of srs-bench (5 folds: train + predict + metrics).
 /// Arg: 0 reference batching, 1 --fast; second arg: fold threads.
