@@ -200,7 +200,9 @@ srs::optim::Lanes lanes_arg(benchmark::State& state) {
   if (srs::optim::detail::resolve_lanes(lanes) != lanes) state.SkipWithError("not available on this CPU or build");
   return lanes;
 }
-const char* lanes_name(std::int64_t arg) { return arg == 0 ? "card by card" : (arg == 1 ? "SSE2 lanes" : "AVX2 lanes"); }
+const char* lanes_name(std::int64_t arg) {
+  return arg == 0 ? "card by card" : (arg == 1 ? "SSE2 lanes" : "AVX2 lanes");
+}
 
 void BM_card_window_gradient(benchmark::State& state) {
   const srs::optim::Lanes lanes = lanes_arg(state);

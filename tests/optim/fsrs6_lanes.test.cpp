@@ -80,10 +80,10 @@ LaneCards lane_cards(std::uint64_t seed, std::size_t n_cards, bool fractional) {
     std::vector<LaneRow> rows;
     for (std::size_t j = 1; j < h.size(); ++j) {
       const double r = u(rng);
-      if (r < 0.1 && j + 1 < h.size()) continue;                   // no row at this state
+      if (r < 0.1 && j + 1 < h.size()) continue;  // no row at this state
       const double wt = 0.25 + u(rng);
       const int y = u(rng) < 0.8 ? 1 : 0;
-      if (r > 0.8) rows.push_back({j, h[j].t + 2.5, wt, 1 - y});              // a second row, another interval
+      if (r > 0.8) rows.push_back({j, h[j].t + 2.5, wt, 1 - y});          // a second row, another interval
       rows.push_back({j, r > 0.9 ? h[j].t * 0.5 + 1.0 : h[j].t, wt, y});  // (sometimes not the review's)
       out.same_day += h[j].t < 1.0 ? 1 : 0;
       out.lapses += h[j].t >= 1.0 && h[j].rating == 1 ? 1 : 0;
@@ -305,7 +305,8 @@ TEST_CASE("FSRS-6 lane plan: the implementation chosen, cards spread over the la
   const auto p_gaps = lane_predictions(kernel, gaps, Lanes::automatic);
   const auto p_gaps_ref = lane_predictions(kernel, gaps, Lanes::scalar);
   for (std::size_t c = 0; c < p_gaps.size(); ++c)
-    for (std::size_t k = 0; k < p_gaps[c].size(); ++k) CHECK(srs::test::rel_close(p_gaps[c][k], p_gaps_ref[c][k], 1e-12));
+    for (std::size_t k = 0; k < p_gaps[c].size(); ++k)
+      CHECK(srs::test::rel_close(p_gaps[c][k], p_gaps_ref[c][k], 1e-12));
   std::size_t emitted = 0;
   kernel.predict_cards(
       0, at, [&](std::size_t, std::size_t, double) { ++emitted; }, Lanes::automatic);

@@ -305,14 +305,19 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pas
   // lanes, partly in epoch e + 1's first batch (its kernel's reverse mode) and
   // the rest with the kernel's predict<true> (the same powers, libm's exp and
   // log). Fsrs6Forward (the generic kernel) evaluates them in a separate pass
-  // with std::pow.
-  const bool lanes = srs::optim::detail::resolve_lanes(srs::optim::Lanes::automatic) != srs::optim::Lanes::scalar;
-  for (const int days : {20, 150}) {  // one batch per epoch, and several
+  // with std::pow. Both ways: TrainOptions::lanes automatic and scalar.
+  for (const auto& [days, want] :
+       {std::pair{20, srs::optim::Lanes::automatic}, std::pair{150, srs::optim::Lanes::automatic},
+        std::pair{20, srs::optim::Lanes::scalar}, std::pair{150, srs::optim::Lanes::scalar}}) {
+    // (20 days: one batch per epoch; 150: several)
     CAPTURE(days);
+    CAPTURE(static_cast<int>(want));
+    const bool lanes = srs::optim::detail::resolve_lanes(want) != srs::optim::Lanes::scalar;
     const ShortUser u = short_user(4, days, "epochs");
     const std::span<const std::size_t> all(u.rows);
     srs::optim::TrainOptions fast;
     fast.batching = srs::optim::Batching::card_window;
+    fast.lanes = want;
     std::vector<std::pair<int, double>> fused, separate;
     fast.on_epoch = [&](int e, double loss) { fused.emplace_back(e, loss); };
     const auto w = srs::optim::train(srs::models::Fsrs6{}, u.ds, all, {}, fast);

@@ -25,17 +25,17 @@
 /// compiled; libmvec has both widths in every build.)
 #pragma once
 
-#include <algorithm>    // std::max
-#include <array>        // std::array
-#include <cstddef>      // std::size_t
-#include <cstdint>      // std::int64_t, std::uint8_t, std::uint32_t
-#include <cstring>      // std::memcpy
-#include <span>         // std::span
-#include <stdexcept>    // std::invalid_argument
-#include <utility>      // std::pair
-#include <vector>       // std::vector
+#include <algorithm>  // std::max
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t, std::uint8_t, std::uint32_t
+#include <cstring>    // std::memcpy
+#include <span>       // std::span
+#include <stdexcept>  // std::invalid_argument
+#include <utility>    // std::pair
+#include <vector>     // std::vector
 
-#include <srs/data/dataset.hpp>     // data::Step
+#include <srs/data/dataset.hpp>    // data::Step
 #include <srs/optim/settings.hpp>  // optim::Lanes
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
@@ -64,7 +64,7 @@ namespace detail {
 
 /// FSRS-6's parameter-only values the lane pass reads (from Fsrs6::Derived).
 struct Fsrs6LaneParams {
-  double factor;                 // F = 0.9^(-1/w20) - 1
+  double factor;  // F = 0.9^(-1/w20) - 1
   double neg_w20, neg_w19, neg_w9, neg_w12, neg_w6;
   double w7, w10, w11, w13, w14, w15, w16;
   double exp_w8, lapse_cap, d0_easy;
@@ -77,8 +77,8 @@ struct Fsrs6LaneParams {
 /// derivatives of the parameter-only values (Fsrs6::Derived over duals) and the
 /// first states' gradients.
 struct Fsrs6LaneGradParams {
-  double factor_d20;             // ∂F/∂w20
-  double exp_w8_d8;              // ∂e^w8/∂w8
+  double factor_d20;  // ∂F/∂w20
+  double exp_w8_d8;   // ∂e^w8/∂w8
   double lapse_cap_d17, lapse_cap_d18;
   std::array<double, 4> same_day_d17, same_day_d18;
   double d0_easy_d4, d0_easy_d5;
@@ -112,14 +112,14 @@ struct LanePlan {
   Lanes lanes = Lanes::scalar;  // the implementation it is laid out for (scalar: no rounds)
   std::size_t width = 1;
   std::size_t rounds = 0;
-  std::vector<double> t_eval;  // the curve's time: the row's interval, else the review's
-  std::vector<double> t_step;  // the review's interval (1 when none)
-  std::vector<double> rating;  // the review's rating (3 when none)
-  std::vector<std::int64_t> flags;                     // lane_* bits of the entry
-  std::vector<std::uint8_t> any;                       // lane_* bits any lane of the round has
+  std::vector<double> t_eval;                                 // the curve's time: the row's interval, else the review's
+  std::vector<double> t_step;                                 // the review's interval (1 when none)
+  std::vector<double> rating;                                 // the review's rating (3 when none)
+  std::vector<std::int64_t> flags;                            // lane_* bits of the entry
+  std::vector<std::uint8_t> any;                              // lane_* bits any lane of the round has
   std::vector<std::pair<std::uint32_t, std::uint32_t>> rows;  // (card, row) of each entry with a row, in entry order
-  std::vector<double> weight;  // gradient passes: the row's weight (0 without a row)
-  std::vector<double> label;   // ... and label y
+  std::vector<double> weight;                                 // gradient passes: the row's weight (0 without a row)
+  std::vector<double> label;                                  // ... and label y
   std::size_t n_rows() const { return rows.size(); }
 };
 /// Bits of LanePlan::flags and LanePlan::any.
@@ -293,8 +293,10 @@ template <class L>
       // A card's first state: the model's init for its first rating (given).
       const M first = fl >> 8;
       const M start = (fl & lane_start) != 0;
-      const V s0 = first == 1 ? V{} + init_s[0] : (first == 2 ? V{} + init_s[1] : (first == 3 ? V{} + init_s[2] : V{} + init_s[3]));
-      const V d0 = first == 1 ? V{} + init_d[0] : (first == 2 ? V{} + init_d[1] : (first == 3 ? V{} + init_d[2] : V{} + init_d[3]));
+      const V s0 = first == 1 ? V{} + init_s[0]
+                              : (first == 2 ? V{} + init_s[1] : (first == 3 ? V{} + init_s[2] : V{} + init_s[3]));
+      const V d0 = first == 1 ? V{} + init_d[0]
+                              : (first == 2 ? V{} + init_d[1] : (first == 3 ? V{} + init_d[2] : V{} + init_d[3]));
       s = start ? s0 : s;
       d = start ? d0 : d;
     }
@@ -348,7 +350,6 @@ template <class L>
   }
 }
 
-
 /// The gradient pass over `plan` (of width L::width, with set_lane_targets):
 /// every row's prediction p, its coefficient weight · dBCE/dp (PyTorch's),
 /// and grad += Σ coefficient · ∇p, by reverse mode as GradientKernel<Fsrs6>::card
@@ -367,8 +368,8 @@ template <class L>
   tape.resize(plan.rounds * T * W);
   double* tp = tape.data();
   const V one = V{} + 1.0, zero = V{};
-#define SRS_DETAIL_PUT(i, k, v) lane_store<V>(tp + ((i) * T + (k)) * W, (v))
-#define SRS_DETAIL_GET(v, i, k) lane_load<V>(v, tp + ((i) * T + (k)) * W)
+#define SRS_DETAIL_PUT(i, k, v) lane_store<V>(tp + ((i)*T + (k)) * W, (v))
+#define SRS_DETAIL_GET(v, i, k) lane_load<V>(v, tp + ((i)*T + (k)) * W)
   V g20_rows = zero;  // Σ coefficient · ∂R/∂w20 of the rows
   V s = one, d = one;
   for (std::size_t i = 0; i < plan.rounds; ++i) {
