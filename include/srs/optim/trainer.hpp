@@ -180,9 +180,7 @@ struct CardView {
 /// advance (GradientKernel<models::Fsrs6>: vector lanes).
 template <class K>
 concept HasPlannedPasses = requires(K& k, std::span<double, K::N> grad) {
-  k.predict_planned(
-      k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }), std::size_t{},
-      [](std::size_t) { return CardView{}; }, [](std::size_t, std::size_t, double) {});
+  k.loss_planned(k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }));
   k.gradient_planned(k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }), grad);
 };
 
@@ -293,18 +291,16 @@ struct TrainerCore {
     return total_loss();
   }
 
-  /// evaluate() of every row of a card pass by the kernel's loss pass over
-  /// many cards (FSRS-6: vector lanes), laid out in `lp` (make_loss_plan).
-  template <class LossPlan>
-  double evaluate_planned(LossPlan& lp) {
+  /// The average training loss (as evaluate()) by the kernel's loss pass over
+  /// many cards (FSRS-6: vector lanes) on `plans`, layouts of all evaluation
+  /// rows with their weights and labels; the terms are summed plan by plan,
+  /// in each plan's order.
+  template <class Plan>
+  double evaluate_planned(std::span<const Plan* const> plans) {
     loss_kernel.reset(std::span<const double, N>(w));
-    std::size_t at = 0;
-    for (const auto* plan : lp.plans) {
-      loss_kernel.predict_planned(*plan, std::span<double>(lp.p.data() + at, plan->rows.size()));
-      at += plan->rows.size();
-    }
-    for (std::size_t r = 0; r < lp.p.size(); ++r) row_loss[lp.slot[r]] = lp.weight[r] * optim::bce(lp.p[r], lp.y[r]);
-    return total_loss();
+    double loss = 0;
+    for (const Plan* plan : plans) loss += loss_kernel.loss_planned(*plan);
+    return (loss + penalty_value(std::span<const double, N>(w))) / n_eval;
   }
 
   /// [Σ row_loss (in row order) + penalty] / N.
@@ -403,52 +399,36 @@ std::vector<LanePlanOf<M>> make_gradient_plans(TrainerCore<M>& t, const CardPass
   return plans;
 }
 
-/// The loss pass in lanes: the layouts it runs (the gradient passes' when the
-/// rows are the same, else its own of the evaluation rows' cards) and, for
-/// each of their rows in order, the evaluation row (row_loss index), weight
-/// and label; p: the predictions.
+/// The loss pass in lanes over a card pass made from every evaluation row:
+/// the layouts it runs — the gradient passes' (`grad_plans`, when the rows
+/// are the same) or its own, with the rows' weights and labels. Empty when a
+/// card cannot be laid out.
 template <class Plan>
 struct LossPlan {
   std::vector<Plan> own;
   std::vector<const Plan*> plans;
-  std::vector<std::size_t> slot;
-  std::vector<double> weight;
-  std::vector<int> y;
-  std::vector<double> p;
   bool empty() const { return plans.empty(); }
 };
-/// The loss plan over `pass`'s cards: over `grad_plans` (made from `pass` in
-/// `batches`) when given, else its own layout. Empty when a card cannot be laid out.
-template <class M, class Slot>
-LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass, Slot slot,
-                                       const std::vector<LanePlanOf<M>>* grad_plans,
-                                       const std::vector<std::pair<std::size_t, std::size_t>>& batches) {
+template <class M>
+LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass,
+                                       const std::vector<LanePlanOf<M>>* grad_plans) {
   LossPlan<LanePlanOf<M>> lp;
   if constexpr (HasPlannedPasses<GradientKernel<M>>) {
-    std::vector<std::size_t> card_at;  // the first card of each plan
     if (grad_plans) {
-      for (std::size_t b = 0; b < grad_plans->size(); ++b) {
-        lp.plans.push_back(&(*grad_plans)[b]);
-        card_at.push_back(batches[b].first);
-      }
-    } else {
-      lp.own.push_back(t.loss_kernel.plan(
-          pass.size(), [&](std::size_t c) { return CardView{pass.steps[c], pass.card(c)}; }, t.opt.lanes));
-      if (lp.own.back().lanes == Lanes::scalar) return {};
-      lp.plans.push_back(&lp.own.back());
-      card_at.push_back(0);
+      for (const auto& plan : *grad_plans) lp.plans.push_back(&plan);
+      return lp;
     }
-    for (std::size_t b = 0; b < lp.plans.size(); ++b) {
-      for (const auto& [c, k] : lp.plans[b]->rows) {
-        const CardRow& row = pass.card(card_at[b] + c)[k];
-        lp.slot.push_back(slot(row));
-        lp.weight.push_back(row.weight);
-        lp.y.push_back(row.y);
-      }
-    }
-    lp.p.resize(lp.slot.size());
+    lp.own.push_back(t.loss_kernel.plan(
+        pass.size(), [&](std::size_t c) { return CardView{pass.steps[c], pass.card(c)}; }, t.opt.lanes));
+    auto& plan = lp.own.back();
+    if (plan.lanes == Lanes::scalar) return {};
+    const auto row = [&](std::size_t r) -> const CardRow& { return pass.card(plan.rows[r].first)[plan.rows[r].second]; };
+    set_lane_targets(
+        plan, [&](std::size_t r) { return row(r).weight; },
+        [&](std::size_t r) { return static_cast<double>(row(r).y); });
+    lp.plans.push_back(&plan);
   } else {
-    (void)t, (void)pass, (void)slot, (void)grad_plans, (void)batches;
+    (void)t, (void)pass, (void)grad_plans;
   }
   return lp;
 }
@@ -542,11 +522,11 @@ void train_card_window(TrainerCore<M>& t) {
     // The passes in lanes: the gradient passes' layouts, the loss pass's
     // (theirs when the rows are the same); none if a card cannot be laid out.
     const auto grad_plans = make_gradient_plans(t, grad_cards, batches, lanes);
-    auto loss_plan = make_loss_plan(t, eval_cards, slot, same_rows ? &grad_plans : nullptr, batches);
+    const auto loss_plan = make_loss_plan(t, eval_cards, same_rows ? &grad_plans : nullptr);
     if (grad_plans.empty() || loss_plan.empty()) lanes = false;
     const auto evaluate = [&] {
       if constexpr (HasPlannedPasses<GradientKernel<M>>) {
-        if (lanes) return t.evaluate_planned(loss_plan);
+        if (lanes) return t.evaluate_planned(std::span<const LanePlanOf<M>* const>(loss_plan.plans));
       }
       return t.template evaluate<false>(eval_cards, slot);
     };

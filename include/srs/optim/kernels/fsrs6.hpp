@@ -38,6 +38,7 @@
 #include <srs/models/fsrs.hpp>                   // models::Fsrs6
 #include <srs/optim/kernels/fsrs6_lanes.hpp>      // the loss pass in vector lanes
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
+#include <srs/optim/replay.hpp>                   // optim::bce
 
 namespace srs::optim {
 
@@ -223,6 +224,23 @@ class GradientKernel<models::Fsrs6> {
     std::size_t r = 0;
     for (std::size_t e = 0; e < plan.flags.size() && r < p.size(); ++e)
       if (plan.flags[e] & detail::lane_row) p[r++] = lane_out_[e];
+  }
+  /// The loss pass in lanes summed: Σ_rows weight · BCE(p, y) over a plan in
+  /// lanes whose rows have weights and labels (detail::set_lane_targets), the
+  /// rows in the plan's entry order.
+  double loss_planned(const detail::LanePlan& plan) {
+    lane_out_.resize(plan.t_eval.size());
+#if SRS_DETAIL_HAVE_LANES
+    if (plan.lanes == Lanes::avx2) {
+      detail::fsrs6_lanes_avx2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    } else if (plan.lanes == Lanes::sse2) {
+      detail::fsrs6_lanes_sse2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    }
+#endif
+    double sum = 0;
+    for (std::size_t e = 0; e < plan.flags.size(); ++e)
+      if (plan.flags[e] & detail::lane_row) sum += plan.weight[e] * bce(lane_out_[e], plan.label[e] != 0.0);
+    return sum;
   }
   /// The gradient pass in lanes: a plan of plan() in lanes (plan.lanes not
   /// scalar) whose rows have weights and labels (detail::set_lane_targets);
