@@ -32,7 +32,7 @@
 #include <srs/data/dataset.hpp>         // srs::data::Step
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/optim/kernels/fsrs6.hpp>  // GradientKernel<Fsrs6>, srs::optim::Lanes
-#include <srs/optim/replay.hpp>         // srs::optim::bce_derivative
+#include <srs/optim/replay.hpp>         // srs::optim::bce, bce_derivative
 
 #include <support/check_model.hpp>  // srs::test::simulate_history, random_params
 #include <support/common.hpp>       // srs::test::rel_close
@@ -161,7 +161,8 @@ std::size_t check_lanes(const srs::models::Fsrs6& m, std::uint64_t seeds, std::s
 
 /// The gradient pass in lanes against card<true>() card by card (the same
 /// coefficients weight · dBCE/dp): every component within 1e-12 of the
-/// largest. Returns the cards compared.
+/// largest; and the loss pass's sum Σ weight · BCE (loss_planned) within 1e-12
+/// relative of card<true>()'s. Returns the cards compared.
 std::size_t check_lane_gradient(const srs::models::Fsrs6& m, std::uint64_t seeds, std::size_t n_cards) {
   Kernel6 kernel(m);
   std::size_t compared = 0;
@@ -173,12 +174,16 @@ std::size_t check_lane_gradient(const srs::models::Fsrs6& m, std::uint64_t seeds
       kernel.reset(std::span<const double, 21>(w));
       const LaneCards cards = lane_cards(seed + 5000 + 1000 * static_cast<std::uint64_t>(how), n_cards, seed % 2 == 0);
       std::array<double, 21> ref{};
+      double loss_ref = 0;
       for (std::size_t c = 0; c < cards.rows.size(); ++c) {
         const auto& rows = cards.rows[c];
         kernel.card(
             std::span<const Step>(cards.steps[c]), rows.size(), [&](std::size_t k) { return rows[k].len; },
             [&](std::size_t k) { return rows[k].delta_t; },
-            [&](std::size_t k, double p) { return rows[k].weight * srs::optim::bce_derivative(p, rows[k].y); },
+            [&](std::size_t k, double p) {
+              loss_ref += rows[k].weight * srs::optim::bce(p, rows[k].y);
+              return rows[k].weight * srs::optim::bce_derivative(p, rows[k].y);
+            },
             std::span<double, 21>(ref));
       }
       double scale = 1;
@@ -199,6 +204,8 @@ std::size_t check_lane_gradient(const srs::models::Fsrs6& m, std::uint64_t seeds
           CAPTURE(j);
           CHECK(std::abs((grad[j] - 0.5) - ref[j]) <= 1e-12 * scale);
         }
+        // The same plan's loss pass: Σ weight · BCE within 1e-12 relative.
+        CHECK(kernel.loss_planned(plan) == doctest::Approx(loss_ref).epsilon(1e-12).scale(0));
         compared += cards.rows.size();
       }
     }
@@ -208,7 +215,8 @@ std::size_t check_lane_gradient(const srs::models::Fsrs6& m, std::uint64_t seeds
 
 }  // namespace
 
-TEST_CASE("FSRS-6 gradient pass in vector lanes: card()'s gradient within 1e-12 of the largest component") {
+TEST_CASE(
+    "FSRS-6 gradient pass in vector lanes: card()'s gradient within 1e-12 of the largest component, and its loss") {
   const bool have = srs::optim::detail::resolve_lanes(Lanes::automatic) != Lanes::scalar;
   const srs::models::Fsrs6 m;
   CHECK((check_lane_gradient(m, 10, 120) > 3000) == have);

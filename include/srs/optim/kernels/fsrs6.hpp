@@ -19,9 +19,10 @@
 /// a row's curve value R(t, S) for the card's next review when its interval is
 /// the row's delta_t (the same expression on the same operands).
 ///
-/// Vector lanes: plan() lays out many cards, gradient_planned() and
-/// predict_planned() run card<true>()'s and predict<true>()'s operations on
-/// several of them at once (fsrs6_lanes.hpp); card-window batches use them.
+/// Vector lanes: plan() lays out many cards; gradient_planned(), and
+/// loss_planned() and predict_planned(), run card<true>()'s and
+/// predict<true>()'s operations on several of them at once (fsrs6_lanes.hpp);
+/// card-window batches use them.
 #pragma once
 
 #include <array>     // std::array
@@ -36,7 +37,7 @@
 #include <srs/core/dual.hpp>                     // core::Dual
 #include <srs/data/dataset.hpp>                  // data::Step
 #include <srs/models/fsrs.hpp>                   // models::Fsrs6
-#include <srs/optim/kernels/fsrs6_lanes.hpp>      // the loss pass in vector lanes
+#include <srs/optim/kernels/fsrs6_lanes.hpp>      // the passes in vector lanes
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 #include <srs/optim/replay.hpp>                   // optim::bce
 
@@ -213,14 +214,7 @@ class GradientKernel<models::Fsrs6> {
   /// predict_planned() of a plan in lanes (plan.lanes not scalar): p[r] = the
   /// prediction of row plan.rows[r] (card, row).
   void predict_planned(const detail::LanePlan& plan, std::span<double> p) {
-    lane_out_.resize(plan.t_eval.size());
-#if SRS_DETAIL_HAVE_LANES
-    if (plan.lanes == Lanes::avx2) {
-      detail::fsrs6_lanes_avx2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
-    } else if (plan.lanes == Lanes::sse2) {
-      detail::fsrs6_lanes_sse2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
-    }
-#endif
+    run_loss_lanes(plan);
     std::size_t r = 0;
     for (std::size_t e = 0; e < plan.flags.size() && r < p.size(); ++e)
       if (plan.flags[e] & detail::lane_row) p[r++] = lane_out_[e];
@@ -229,14 +223,7 @@ class GradientKernel<models::Fsrs6> {
   /// lanes whose rows have weights and labels (detail::set_lane_targets), the
   /// rows in the plan's entry order.
   double loss_planned(const detail::LanePlan& plan) {
-    lane_out_.resize(plan.t_eval.size());
-#if SRS_DETAIL_HAVE_LANES
-    if (plan.lanes == Lanes::avx2) {
-      detail::fsrs6_lanes_avx2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
-    } else if (plan.lanes == Lanes::sse2) {
-      detail::fsrs6_lanes_sse2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
-    }
-#endif
+    run_loss_lanes(plan);
     double sum = 0;
     for (std::size_t e = 0; e < plan.flags.size(); ++e)
       if (plan.flags[e] & detail::lane_row) sum += plan.weight[e] * bce(lane_out_[e], plan.label[e] != 0.0);
@@ -267,6 +254,18 @@ class GradientKernel<models::Fsrs6> {
 
  private:
   using DerivedDual = M::Derived<Dual>;
+
+  /// The loss pass in lanes over `plan` (in lanes): lane_out_[e] = entry e's prediction.
+  void run_loss_lanes(const detail::LanePlan& plan) {
+    lane_out_.resize(plan.t_eval.size());
+#if SRS_DETAIL_HAVE_LANES
+    if (plan.lanes == Lanes::avx2) {
+      detail::fsrs6_lanes_avx2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    } else if (plan.lanes == Lanes::sse2) {
+      detail::fsrs6_lanes_sse2(lanes_, lane_init_s_, lane_init_d_, plan, lane_out_.data());
+    }
+#endif
+  }
 
   /// ∂(x^y)/∂x and ∂(x^y)/∂y with p = x^y, masked as core::pow(Dual, Dual).
   template <class V>
