@@ -17,14 +17,15 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/data/dataset.hpp>        // srs::data::Dataset
-#include <srs/data/preprocess.hpp>     // srs::data::preprocess
-#include <srs/models/lstm.hpp>         // srs::models::Lstm
-#include <srs/models/neural.hpp>       // srs::models::NeuralTraining, detail::RowRef, fit, make_batches, ...
-#include <srs/models/nn17.hpp>         // srs::models::Nn17
-#include <srs/models/rnn.hpp>          // srs::models::Gru, GruP
-#include <srs/models/transformer.hpp>  // srs::models::Transformer
-#include <srs/sched/synthetic.hpp>     // srs::sched::simulate_user, SimulationOptions
+#include <srs/data/dataset.hpp>         // srs::data::Dataset
+#include <srs/data/preprocess.hpp>      // srs::data::preprocess
+#include <srs/models/lstm.hpp>          // srs::models::Lstm
+#include <srs/models/neural.hpp>        // srs::models::NeuralTraining, detail::RowRef, row_refs
+#include <srs/models/nn17.hpp>          // srs::models::Nn17
+#include <srs/models/rnn.hpp>           // srs::models::Gru, GruP
+#include <srs/models/transformer.hpp>   // srs::models::Transformer
+#include <srs/optim/trainers/lstm.hpp>  // srs::optim::batch_loss, detail::fit, make_batches (all networks)
+#include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user, SimulationOptions
 
 namespace {
 
@@ -53,17 +54,17 @@ template <class M>
 void epoch(benchmark::State& state) {
   const M model;
   const auto r = refs();
-  const auto batches = srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r),
-                                                         model.fine_tune.batch_size, model.fine_tune.max_seq_len);
+  const auto batches = srs::optim::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r),
+                                                        model.fine_tune.batch_size, model.fine_tune.max_seq_len);
   srs::models::NeuralTraining cfg = model.fine_tune;
   cfg.n_epoch = 1;
   auto w = std::make_unique<std::array<double, M::num_params>>();
   for (auto _ : state) {
     *w = model.default_params();
-    srs::models::detail::fit(model, std::span<double, M::num_params>(*w), batches, cfg);
+    srs::optim::detail::fit(model, std::span<double, M::num_params>(*w), batches, cfg);
     benchmark::DoNotOptimize(w->data());
   }
-  const std::size_t rows = srs::models::detail::total_rows(batches);
+  const std::size_t rows = srs::optim::detail::total_rows(batches);
   state.counters["rows"] = static_cast<double>(rows);
   state.counters["batches"] = static_cast<double>(batches.size());
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(rows));
@@ -84,7 +85,7 @@ void BM_batches_GRU_P(benchmark::State& state) {
   const srs::models::GruP model;
   const auto r = refs();
   for (auto _ : state) {
-    auto b = srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 512, 64);
+    auto b = srs::optim::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 512, 64);
     benchmark::DoNotOptimize(b.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(r.size()));
@@ -97,15 +98,16 @@ void BM_pass_LSTM(benchmark::State& state) {
   const srs::models::Lstm model;
   const auto r = refs();
   const auto batches =
-      srs::models::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 16384, 64);
+      srs::optim::detail::make_batches(model, std::span<const srs::models::detail::RowRef>(r), 16384, 64);
   const auto w = std::make_unique<std::array<double, 8869>>(model.default_params());
   std::vector<double> grad(8869);
   for (auto _ : state) {
     double loss = 0;
-    for (const auto& b : batches) loss += model.batch_loss(std::span<const double, 8869>(*w), b, grad.data());
+    for (const auto& b : batches)
+      loss += srs::optim::batch_loss(model, std::span<const double, 8869>(*w), b, grad.data());
     benchmark::DoNotOptimize(loss);
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(srs::models::detail::total_rows(batches)));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(srs::optim::detail::total_rows(batches)));
 }
 BENCHMARK(BM_pass_LSTM)->Unit(benchmark::kMillisecond);
 

@@ -7,7 +7,7 @@
 
 #include <srs/eval/evaluator.hpp>  // eval::StandardEvaluator, eval::ReferenceSplit, eval::EvalOptions
 #include <srs/models/neural.hpp>   // models::PretrainOptions
-#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/optim/settings.hpp>  // optim::TrainMode, optim::NetworkTrainer
 
 #include <memory>   // std::make_shared
 #include <span>     // std::span
@@ -55,6 +55,7 @@ Runner make_untrained(const std::string& result_name, const Options& o) {
 }
 
 /// Pretraining of one neural model: its settings (with the --pretrain-* flags), the weights file.
+/// (The model's table includes its trainer, srs/optim/trainers/neural.hpp or lstm.hpp.)
 template <class M>
 void pretrain_model(const Options& o, std::span<const data::Dataset> users) {
   M model{};
@@ -63,7 +64,7 @@ void pretrain_model(const Options& o, std::span<const data::Dataset> users) {
   if (o.pretrain_epochs > 0) po.epochs = static_cast<int>(o.pretrain_epochs);
   if (o.pretrain_batch > 0) po.batch_size = o.pretrain_batch;
   po.verbose = !o.quiet;
-  M::save_weights(o.save_weights, model.pretrain(users, po));
+  M::save_weights(o.save_weights, optim::NetworkTrainer<M>::pretrain(model, users, po));
 }
 
 /// The LSTM's make_model and pretrain_model (srs_bench/models_lstm.cpp: the largest model

@@ -3,7 +3,8 @@
 // parallel with the other neural models (its entry is in srs_bench/models_neural.cpp).
 #include "models.hpp"
 
-#include <srs/models/lstm.hpp>  // models::Lstm
+#include <srs/models/lstm.hpp>          // models::Lstm
+#include <srs/optim/trainers/lstm.hpp>  // optim::NetworkTrainer<models::Lstm>
 
 namespace srs_bench {
 

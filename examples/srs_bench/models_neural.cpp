@@ -4,9 +4,10 @@
 // srs_bench/models_lstm.cpp.
 #include "models.hpp"
 
-#include <srs/models/nn17.hpp>         // models::Nn17
-#include <srs/models/rnn.hpp>          // models::Gru, models::GruP
-#include <srs/models/transformer.hpp>  // models::Transformer
+#include <srs/models/nn17.hpp>            // models::Nn17
+#include <srs/models/rnn.hpp>             // models::Gru, models::GruP
+#include <srs/models/transformer.hpp>     // models::Transformer
+#include <srs/optim/trainers/neural.hpp>  // optim::NetworkTrainer (fine-tuning and pretraining)
 
 namespace srs_bench {
 

@@ -97,15 +97,29 @@ concept MemoryModel = requires {
 }
 &&MemoryModelOver<M, double>;
 
-/// A memory model whose gradient comes from forward-mode dual numbers (small N).
+/// A neural memory model (GRU, GRU-P, LSTM, Transformer, NN-17): trained on
+/// batches of its own type `M::Batch` (made by `m.make_batch`) with a
+/// hand-written gradient, by optim::NetworkTrainer<M> (srs/optim/trainers/
+/// neural.hpp and lstm.hpp, which need Eigen), not by dual numbers.
+/// `M::share_prefix`: whether the network is causal, so that one pass over a
+/// card's history serves all its rows.
 template <class M>
-concept DualTrainable = MemoryModel<M> && MemoryModelOver<M, core::Dual<double, M::num_params>>;
+concept NeuralNetwork = MemoryModel<M> && requires {
+  typename M::Batch;
+  { M::share_prefix } -> std::convertible_to<bool>;
+};
 
-/// A memory model that brings its own training procedure (the neural models,
-/// with hand-written gradients): the evaluator calls
-/// `m.train(dataset, rows, weights, mode)` instead of the shared trainer.
-/// (FSRS-rs's procedure is an optim::train overload instead, beside the kernels
-/// it uses: srs/optim/trainers/fsrs_rs.hpp.)
+/// A memory model whose gradient comes from forward-mode dual numbers (small N).
+/// The neural networks' predictions may be templated on the scalar too (the
+/// tests check their gradients with Dual), but they are not trained this way.
+template <class M>
+concept DualTrainable = MemoryModel<M> && !NeuralNetwork<M> && MemoryModelOver<M, core::Dual<double, M::num_params>>;
+
+/// A memory model that brings its own training procedure (a model of yours):
+/// the evaluator calls `m.train(dataset, rows, weights, mode)` instead of the
+/// shared trainer. (The library's own procedures live beside their kernels
+/// instead: FSRS-rs's is an optim::train overload, srs/optim/trainers/
+/// fsrs_rs.hpp; the neural networks' are optim::NetworkTrainer<M>.)
 /// `mode` is optim::TrainMode (declared in srs/optim/settings.hpp).
 template <class M>
 concept SelfTrained = MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,

@@ -4,11 +4,9 @@
 //     forget-gate bias 1, LayerNorm γ = 1);
 //   - the input encoding (normalised log interval and duration, one-hot rating)
 //     and the three-curve head;
-//   - the packed batch predicts exactly what predict() does;
-//   - the reverse-mode gradient against central finite differences for EVERY
-//     parameter of every block;
 //   - Reptile pretraining (buffers, optimiser state, determinism) and the
-//     per-user fine-tuning from it.
+//     per-user fine-tuning from it (srs/optim/trainers/lstm.hpp).
+// The gradient kernel (srs/optim/kernels/lstm.hpp): tests/optim/neural_kernels.test.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::clamp
@@ -19,8 +17,9 @@
 #include <span>       // std::span
 #include <vector>     // std::vector
 
-#include <srs/models/lstm.hpp>       // srs::models::Lstm
-#include <support/neural_check.hpp>  // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/models/lstm.hpp>          // srs::models::Lstm
+#include <srs/optim/trainers/lstm.hpp>  // srs::optim::batch_loss (LSTM kernel), optim::pretrain
+#include <support/neural_check.hpp>     // srs::test::random_cards, check_gradient, batches_of, rows_loss
 
 namespace {
 
@@ -30,12 +29,7 @@ using srs::models::detail::LstmOffsets;
 /// The initialisation from `seed`, every entry perturbed (LayerNorm β and γ
 /// away from 0 and 1, head weights larger so that all three curves matter).
 std::unique_ptr<std::array<double, 8869>> random_lstm(std::uint64_t seed) {
-  Lstm m;
-  m.init_seed = seed;
-  auto w = std::make_unique<std::array<double, 8869>>(m.initial_params());
-  srs::models::detail::InitRng rng(seed + 5);
-  for (double& x : *w) x += rng.uniform(0.1);
-  return w;
+  return srs::test::perturbed_params(Lstm{}, seed, 5, [](std::size_t) { return 0.1; });
 }
 
 }  // namespace
@@ -110,40 +104,13 @@ TEST_CASE("LSTM: input encoding and the three-curve head") {
   }
 }
 
-TEST_CASE("LSTM: the packed batch over cards predicts exactly what predict() does, row by row") {
-  const Lstm m;
-  const auto w = random_lstm(2);
-  const auto ws = std::span<const double, 8869>(*w);
-  const auto ds = srs::test::random_cards(6, 30, 10);
-  double batched = 0;
-  for (const auto& b : srs::test::batches_of(m, ds, 20)) batched += m.batch_loss(ws, b, nullptr);
-  CHECK(batched == doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-12));
-}
-
-TEST_CASE("LSTM: reverse-mode gradient matches central differences for every parameter of every block") {
-  const Lstm m;
-  const auto ds = srs::test::random_cards(7, 5, 6);
-  const auto batches = srs::test::batches_of(m, ds, 6);
-  REQUIRE(batches.size() > 1);
-  const auto w = random_lstm(3);
-  const auto rep = srs::test::check_gradient(Lstm::layout(), *w, [&](const std::array<double, 8869>& x, double* g) {
-    double l = 0;
-    for (const auto& b : batches) l += m.batch_loss(std::span<const double, 8869>(x), b, g);
-    return l;
-  });
-  CHECK(rep.checked == 8869);
-  CHECK(rep.failures == 0);
-  CHECK(rep.kinks == 0);  // the ±25 clamps of the head are far away
-  CHECK_MESSAGE(rep.zero_blocks.empty(), rep.zero_blocks.size() << " blocks without gradient");
-}
-
 TEST_CASE("LSTM: Reptile pretraining saves buffers and optimiser state, fine-tuning starts from them") {
   const std::vector<srs::data::Dataset> users{srs::test::random_cards(31, 60, 12), srs::test::random_cards(32, 60, 12)};
   Lstm m;
   m.reptile.inner_steps = 3;
   const srs::models::PretrainOptions po{.epochs = 2, .batch_size = 64};
-  const auto a = m.pretrain(users, po);
-  const auto b = m.pretrain(users, po);
+  const auto a = srs::optim::pretrain(m, users, po);
+  const auto b = srs::optim::pretrain(m, users, po);
   CHECK(a.params == b.params);  // deterministic
   CHECK(a.model == "LSTM");
   REQUIRE(a.buffer("input_mean"));
@@ -163,12 +130,14 @@ TEST_CASE("LSTM: Reptile pretraining saves buffers and optimiser state, fine-tun
   const auto rows = srs::test::all_rows(ds);
   f.fine_tune.passes = 4;
   f.fine_tune.batch_size = 64;
-  const auto t1 = std::make_unique<std::array<double, 8869>>(f.train(ds, rows, {}, srs::optim::TrainMode::full));
-  const auto t2 = std::make_unique<std::array<double, 8869>>(f.train(ds, rows, {}, srs::optim::TrainMode::full));
+  const auto t1 = std::make_unique<std::array<double, 8869>>(
+      srs::optim::train(f, ds, rows, {}, {.mode = srs::optim::TrainMode::full}));
+  const auto t2 = std::make_unique<std::array<double, 8869>>(
+      srs::optim::train(f, ds, rows, {}, {.mode = srs::optim::TrainMode::full}));
   CHECK(*t1 == *t2);
   const auto start = std::make_unique<std::array<double, 8869>>(f.default_params());
   CHECK(*t1 != *start);
   CHECK(srs::test::rows_loss(f, std::span<const double, 8869>(*t1), ds, rows) <
         srs::test::rows_loss(f, std::span<const double, 8869>(*start), ds, rows));
-  CHECK(f.train(ds, rows, {}, srs::optim::TrainMode::defaults) == *start);
+  CHECK(srs::optim::train(f, ds, rows, {}, {.mode = srs::optim::TrainMode::defaults}) == *start);
 }

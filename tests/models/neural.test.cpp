@@ -20,12 +20,13 @@
 #include <variant>     // std::get
 #include <vector>      // std::vector
 
-#include <srs/core/error.hpp>        // srs::Error, srs::InadequateData
-#include <srs/models/lstm.hpp>       // srs::models::Lstm
-#include <srs/models/neural.hpp>     // srs::models::format_weights, parse_weights, ...
-#include <srs/models/nn17.hpp>       // srs::models::Nn17
-#include <srs/models/rnn.hpp>        // srs::models::Gru, GruP
-#include <support/neural_check.hpp>  // srs::test::random_cards, all_rows, simulated_user
+#include <srs/core/error.hpp>           // srs::Error, srs::InadequateData
+#include <srs/models/lstm.hpp>          // srs::models::Lstm
+#include <srs/models/neural.hpp>        // srs::models::format_weights, parse_weights, ...
+#include <srs/models/nn17.hpp>          // srs::models::Nn17
+#include <srs/models/rnn.hpp>           // srs::models::Gru, GruP
+#include <srs/optim/trainers/lstm.hpp>  // srs::optim::pretrain, detail::adamw_step, clip_grad_norm (all networks)
+#include <support/neural_check.hpp>     // srs::test::random_cards, all_rows, simulated_user
 
 namespace {
 
@@ -232,16 +233,16 @@ TEST_CASE("initialisers: seeded uniform, Xavier and orthogonal, AdamW decay, cli
   srs::optim::Adam::State<2> st;
   std::array<double, 2> w{1.0, -2.0};
   const std::array<double, 2> g0{0.0, 0.0};
-  srs::models::detail::adamw_step<2>(adam, st, w, g0, 0.1, 0.5);
+  srs::optim::detail::adamw_step<2>(adam, st, w, g0, 0.1, 0.5);
   CHECK(w[0] == doctest::Approx(0.95));
   CHECK(w[1] == doctest::Approx(-1.9));
   // clip_grad_norm: scaled to max_norm / (|g| + 1e-6) when larger.
   std::vector<double> g{3.0, 4.0};
-  srs::models::detail::clip_grad_norm(g, 1.0);
+  srs::optim::detail::clip_grad_norm(g, 1.0);
   CHECK(g[0] == doctest::Approx(0.6 / (1.0 + 0.2e-6)));
   CHECK(g[1] == doctest::Approx(0.8 / (1.0 + 0.2e-6)));
   std::vector<double> small{0.3, 0.4};
-  srs::models::detail::clip_grad_norm(small, 1.0);
+  srs::optim::detail::clip_grad_norm(small, 1.0);
   CHECK(small == std::vector<double>{0.3, 0.4});
 }
 
@@ -252,20 +253,20 @@ TEST_CASE("training loop: InadequateData without usable rows, defaults mode, poo
   tiny.fine_tune.max_seq_len = 0;
   const auto ds = srs::test::random_cards(1, 10);
   const auto rows = srs::test::all_rows(ds);
-  CHECK_THROWS_AS(tiny.train(ds, rows, {}, srs::optim::TrainMode::full), srs::InadequateData);
-  CHECK(tiny.train(ds, rows, {}, srs::optim::TrainMode::defaults) == m.default_params());
+  CHECK_THROWS_AS(srs::optim::train(tiny, ds, rows, {}, {.mode = srs::optim::TrainMode::full}), srs::InadequateData);
+  CHECK(srs::optim::train(tiny, ds, rows, {}, {.mode = srs::optim::TrainMode::defaults}) == m.default_params());
   // Row weights enter the loss: zero weights leave the start unchanged except for the decay.
   const std::vector<double> zero(rows.size(), 0.0);
   GruP nodecay = m;
   nodecay.fine_tune.weight_decay = 0.0;
-  CHECK(nodecay.train(ds, rows, zero, srs::optim::TrainMode::full) == m.default_params());
-  CHECK(nodecay.train(ds, rows, {}, srs::optim::TrainMode::full) != m.default_params());
+  CHECK(srs::optim::train(nodecay, ds, rows, zero, {.mode = srs::optim::TrainMode::full}) == m.default_params());
+  CHECK(srs::optim::train(nodecay, ds, rows, {}, {.mode = srs::optim::TrainMode::full}) != m.default_params());
 
   // Pooled pretraining: deterministic, recorded, loadable.
   const std::vector<srs::data::Dataset> users{srs::test::random_cards(2, 40), srs::test::random_cards(3, 40)};
   const srs::models::PretrainOptions po{.epochs = 3, .batch_size = 64};
-  const NeuralWeights a = m.pretrain(users, po);
-  CHECK(a.params == m.pretrain(users, po).params);
+  const NeuralWeights a = srs::optim::pretrain(m, users, po);
+  CHECK(a.params == srs::optim::pretrain(m, users, po).params);
   auto info = [](const NeuralWeights& nw, const char* key) -> const srs::models::InfoValue& {
     const srs::models::InfoValue* v = nw.find_info(key);
     REQUIRE(v != nullptr);
@@ -276,7 +277,7 @@ TEST_CASE("training loop: InadequateData without usable rows, defaults mode, poo
   CHECK(std::get<std::int64_t>(info(a, "epochs")) == 3);
   CHECK(std::get<std::string>(info(a, "optimizer")) == "AdamW");
   CHECK(std::get<double>(info(a, "train_loss")) > 0);
-  const NeuralWeights nn17 = srs::models::Nn17{}.pretrain(users, po);
+  const NeuralWeights nn17 = srs::optim::pretrain(srs::models::Nn17{}, users, po);
   CHECK(std::get<std::string>(info(nn17, "optimizer")) == "Adam");
   const fs::path path = fs::path(SRS_TEST_BINARY_DIR) / "grup_weights_pretrain.json";
   GruP::save_weights(path, a);
@@ -287,5 +288,5 @@ TEST_CASE("training loop: InadequateData without usable rows, defaults mode, poo
   CHECK(loaded.pretrained->info == a.info);
   fs::remove(path);
   const std::vector<srs::data::Dataset> none;
-  CHECK_THROWS_AS(m.pretrain(none, po), srs::InadequateData);
+  CHECK_THROWS_AS(srs::optim::pretrain(m, none, po), srs::InadequateData);
 }

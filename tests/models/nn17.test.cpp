@@ -2,10 +2,9 @@
 // Tests of srs/models/nn17.hpp: NN-17 (39 parameters), docs/models.md §12.3.
 //   - parameter blocks, counts, the fixed initial tables and the clamp box;
 //   - the first step and the prediction head against the spec's formulas;
-//   - the per-card batch predicts exactly what predict() does;
-//   - the reverse-mode gradient against central finite differences (every
-//     parameter block) and against the Dual-number path;
-//   - learning on simulated users (LogLoss below AVG's) and determinism.
+//   - training (srs/optim/trainers/neural.hpp): learning on simulated users
+//     (LogLoss below AVG's) and determinism.
+// The gradient kernel (srs/optim/kernels/nn17.hpp): tests/optim/neural_kernels.test.cpp.
 #include <doctest/doctest.h>
 
 #include <array>    // std::array
@@ -14,10 +13,11 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/core/dual.hpp>         // srs::core::Dual
-#include <srs/models/avg.hpp>        // srs::models::Avg
-#include <srs/models/nn17.hpp>       // srs::models::Nn17
-#include <support/neural_check.hpp>  // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/core/dual.hpp>              // srs::core::Dual
+#include <srs/models/avg.hpp>             // srs::models::Avg
+#include <srs/models/nn17.hpp>            // srs::models::Nn17
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss (NN-17 kernel), optim::train
+#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
 
 namespace {
 
@@ -26,13 +26,7 @@ using srs::models::Nn17;
 /// Random parameters: the initialisation (random MLP weights from `seed`) with
 /// every MLP weight perturbed and the tables moved inside their box.
 std::array<double, 39> random_nn17(std::uint64_t seed) {
-  Nn17 m;
-  m.init_seed = seed;
-  auto w = m.initial_params();
-  srs::models::detail::InitRng rng(seed + 7);
-  for (std::size_t k = 0; k < 39; ++k) w[k] += rng.uniform(k < 11 ? 0.05 : 0.4);
-  m.clamp(std::span<double, 39>(w));
-  return w;
+  return *srs::test::perturbed_params(Nn17{}, seed, 7, [](std::size_t k) { return k < 11 ? 0.05 : 0.4; });
 }
 
 /// act(w2 · mish(w·x + b) + b2) as the spec writes it (In inputs at `off`).
@@ -98,71 +92,12 @@ TEST_CASE("NN-17: first review sets S0[g-1], D0[g-1], p = RW(D, S, 0.9^(Δ/S)), 
   }
 }
 
-TEST_CASE("NN-17: the per-card batch predicts exactly what predict() does, row by row") {
-  const Nn17 m;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    const auto ds = srs::test::random_cards(seed, 40, 12);
-    const auto w = random_nn17(seed);
-    const auto ws = std::span<const double, 39>(w);
-    double batched = 0;
-    for (const auto& b : srs::test::batches_of(m, ds, 32)) batched += m.batch_loss(ws, b, nullptr);
-    CHECK(batched == doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-12));
-  }
-}
-
-TEST_CASE("NN-17: reverse-mode gradient matches central differences for every parameter block") {
-  const Nn17 m;
-  std::size_t kinks = 0, checked = 0;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    const auto ds = srs::test::random_cards(seed, 12);
-    const auto batches = srs::test::batches_of(m, ds, 16);
-    const auto w = random_nn17(seed);
-    const auto rep = srs::test::check_gradient(Nn17::layout(), w, [&](const std::array<double, 39>& x, double* g) {
-      double l = 0;
-      for (const auto& b : batches) l += m.batch_loss(std::span<const double, 39>(x), b, g);
-      return l;
-    });
-    CHECK(rep.failures == 0);
-    CHECK_MESSAGE(rep.zero_blocks.empty(),
-                  "seed " << seed << ": " << rep.zero_blocks.size() << " blocks without gradient");
-    kinks += rep.kinks;
-    checked += rep.checked;
-  }
-  CHECK(checked == 6 * 39);
-  CHECK(kinks * 10 < checked);  // clamps switching within the step are rare
-}
-
-TEST_CASE("NN-17: reverse-mode gradient equals the Dual-number gradient of predict()") {
-  using D = srs::core::Dual<double, 39>;
-  const Nn17 m;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    const auto ds = srs::test::random_cards(seed + 20, 20);
-    const auto w = random_nn17(seed);
-    std::array<D, 39> wd;
-    for (std::size_t k = 0; k < 39; ++k) wd[k] = D::variable(w[k], k);
-    D loss(0.0);
-    for (const auto& it : ds.items) {
-      const D p = m.predict(std::span<const D, 39>(wd), ds.history(it), it.delta_t);
-      const D q = it.y ? p : 1.0 - p;  // PyTorch's BCE: the log clamped at -100
-      loss = loss - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
-    }
-    std::vector<double> g(39, 0.0);
-    double l = 0;
-    for (const auto& b : srs::test::batches_of(m, ds)) l += m.batch_loss(std::span<const double, 39>(w), b, g.data());
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < 39; ++k) {
-      INFO("seed " << seed << ", parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-8).scale(1e-10));
-    }
-  }
-}
-
 TEST_CASE("NN-17: training is deterministic, keeps the box, and after pretraining beats AVG on simulated users") {
   const auto& ds = srs::test::simulated_user(11);
   const auto rows = srs::test::all_rows(ds);
   const Nn17 m;
-  const auto a = m.train(ds, rows, {}, srs::optim::TrainMode::full);
-  CHECK(a == m.train(ds, rows, {}, srs::optim::TrainMode::full));
+  const auto a = srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::full});
+  CHECK(a == srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::full}));
   auto boxed = a;
   m.clamp(std::span<double, 39>(boxed));
   CHECK(boxed == a);

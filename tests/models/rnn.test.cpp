@@ -3,10 +3,10 @@
 //   - parameter blocks, counts and the seeded initialisation (orthogonal weights);
 //   - the forward pass against an independent, loop-by-loop PyTorch GRU cell and
 //     the two input encodings / output heads of docs/models.md §12.1-12.2;
-//   - the packed batch (one pass per card) predicts exactly what predict() does;
-//   - the reverse-mode gradient against central finite differences (every
-//     parameter of every block) and, for GRU, against the Dual-number path;
-//   - learning on simulated users (LogLoss below AVG's) and determinism.
+//   - GRU-P's own sequences for rows whose interval is not the card's next step;
+//   - training (srs/optim/trainers/neural.hpp): learning on simulated users
+//     (LogLoss below AVG's) and determinism.
+// The gradient kernel (srs/optim/kernels/rnn.hpp): tests/optim/neural_kernels.test.cpp.
 #include <doctest/doctest.h>
 
 #include <array>    // std::array
@@ -15,10 +15,11 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/core/dual.hpp>         // srs::core::Dual
-#include <srs/models/avg.hpp>        // srs::models::Avg
-#include <srs/models/rnn.hpp>        // srs::models::Gru, GruP
-#include <support/neural_check.hpp>  // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/core/dual.hpp>              // srs::core::Dual
+#include <srs/models/avg.hpp>             // srs::models::Avg
+#include <srs/models/rnn.hpp>             // srs::models::Gru, GruP
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss (GRU kernel), optim::train
+#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
 
 namespace {
 
@@ -63,34 +64,8 @@ double reference_gru(std::span<const double> w, std::span<const srs::data::Step>
 /// Random parameters: the seeded initialisation with every entry perturbed, so
 /// that biases are non-zero and gates are not at their initial values.
 template <class M>
-std::array<double, M::num_params> perturbed(const M& m, std::uint64_t seed, double scale = 0.3) {
-  M copy = m;
-  copy.init_seed = seed;
-  auto w = copy.initial_params();
-  srs::models::detail::InitRng rng(seed + 99);
-  for (double& x : w) x += rng.uniform(scale);
-  return w;
-}
-
-template <class M>
-void check_all_blocks(const M& m, std::uint64_t seed) {
-  const auto ds = srs::test::random_cards(seed, 14);
-  std::vector<double> weights(ds.items.size());
-  srs::models::detail::InitRng rng(seed);
-  for (double& x : weights) x = 0.5 + rng.uniform();
-  const auto batches = srs::test::batches_of(m, ds, 16, weights);  // several batches
-  REQUIRE(batches.size() > 1);
-  const auto w = perturbed(m, seed);
-  const auto rep =
-      srs::test::check_gradient(M::layout(), w, [&](const std::array<double, M::num_params>& x, double* grad) {
-        double l = 0;
-        for (const auto& b : batches) l += m.batch_loss(std::span<const double, M::num_params>(x), b, grad);
-        return l;
-      });
-  CHECK(rep.checked == M::num_params);
-  CHECK(rep.failures == 0);
-  CHECK(rep.kinks == 0);  // the GRU is smooth
-  CHECK_MESSAGE(rep.zero_blocks.empty(), "blocks without gradient: " << rep.zero_blocks.size());
+std::array<double, M::num_params> perturbed(const M& m, std::uint64_t seed) {
+  return *srs::test::perturbed_params(m, seed, 99, [](std::size_t) { return 0.3; });
 }
 
 }  // namespace
@@ -165,62 +140,6 @@ TEST_CASE("GRU, GRU-P: forward pass is PyTorch's GRU cell with the spec's encodi
   CHECK(grup.predict(wps, h, 0.0) < 1.0);
 }
 
-TEST_CASE("GRU, GRU-P: the packed batch over cards predicts exactly what predict() does, row by row") {
-  const Gru gru;
-  const GruP grup;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    const auto ds = srs::test::random_cards(seed, 40, 12);
-    const auto rows = srs::test::all_rows(ds);
-    auto check = [&](const auto& m) {
-      using M = std::decay_t<decltype(m)>;
-      const auto w = perturbed(m, seed);
-      const auto ws = std::span<const double, M::num_params>(w);
-      double batched = 0;
-      std::size_t n = 0;
-      for (const auto& b : srs::test::batches_of(m, ds, 32)) {
-        batched += m.batch_loss(ws, b, nullptr);
-        n += b.rows;
-      }
-      CHECK(n == rows.size());
-      CHECK(batched == doctest::Approx(srs::test::rows_loss(m, ws, ds, rows)).epsilon(1e-12));
-    };
-    check(gru);
-    check(grup);
-  }
-}
-
-TEST_CASE("GRU, GRU-P: reverse-mode gradient matches central differences for every parameter block") {
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    check_all_blocks(Gru{}, seed);
-    check_all_blocks(GruP{}, seed);
-  }
-}
-
-TEST_CASE("GRU: reverse-mode gradient equals the Dual-number gradient of predict()") {
-  using D = srs::core::Dual<double, 39>;
-  const Gru m;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    const auto ds = srs::test::random_cards(seed + 10, 20);
-    const auto w = perturbed(m, seed);
-    std::array<D, 39> wd;
-    for (std::size_t k = 0; k < 39; ++k) wd[k] = D::variable(w[k], k);
-    D loss(0.0);
-    for (const auto& it : ds.items) {
-      const D p = m.predict(std::span<const D, 39>(wd), ds.history(it), it.delta_t);
-      const D q = it.y ? p : 1.0 - p;  // PyTorch's BCE: the log clamped at -100
-      loss = loss - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
-    }
-    std::vector<double> g(39, 0.0);
-    double l = 0;
-    for (const auto& b : srs::test::batches_of(m, ds)) l += m.batch_loss(std::span<const double, 39>(w), b, g.data());
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < 39; ++k) {
-      INFO("parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
-    }
-  }
-}
-
 TEST_CASE("GRU-P: a row whose interval is not its card's next step gets its own sequence") {
   // One card (t, r): (0,3) (2,3) (5,1); rows after 1 and 2 steps at their next
   // intervals, plus a row after 1 step at interval 9 (not the next step's 2).
@@ -241,7 +160,7 @@ TEST_CASE("GRU-P: a row whose interval is not its card's next step gets its own 
   CHECK(batches[0].cols() == 3);  // the card (2 steps) + the extra row's own sequence (1 step)
   const auto w = perturbed(m, 1);
   const auto ws = std::span<const double, 297>(w);
-  CHECK(m.batch_loss(ws, batches[0], nullptr) ==
+  CHECK(srs::optim::batch_loss(m, ws, batches[0], nullptr) ==
         doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-13));
   // GRU shares the card for all three rows (Δ enters after the network).
   CHECK(srs::test::batches_of(Gru{}, ds)[0].cols() == 2);
@@ -251,10 +170,10 @@ TEST_CASE("GRU, GRU-P: training is deterministic, starts from default_params and
   const auto& ds = srs::test::simulated_user(11);
   const auto rows = srs::test::all_rows(ds);
   const GruP m;
-  const auto a = m.train(ds, rows, {}, srs::optim::TrainMode::full);
-  CHECK(a == m.train(ds, rows, {}, srs::optim::TrainMode::full));
+  const auto a = srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::full});
+  CHECK(a == srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::full}));
   CHECK(a != m.default_params());
-  CHECK(m.train(ds, rows, {}, srs::optim::TrainMode::defaults) == m.default_params());
+  CHECK(srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::defaults}) == m.default_params());
   const auto w0 = m.default_params();
   CHECK(srs::test::rows_loss(m, std::span<const double, 297>(a), ds, rows) <
         srs::test::rows_loss(m, std::span<const double, 297>(w0), ds, rows));
@@ -266,7 +185,7 @@ TEST_CASE("GRU, GRU-P: training is deterministic, starts from default_params and
   nw.params.assign(pw.begin(), pw.end());
   p.set_weights(nw);
   CHECK(p.default_params() == pw);
-  CHECK(p.train(ds, rows, {}, srs::optim::TrainMode::full) != a);
+  CHECK(srs::optim::train(p, ds, rows, {}, {.mode = srs::optim::TrainMode::full}) != a);
 }
 
 // GRU-P beats AVG on these users (whose scheduler keeps recall near 90%, so AVG

@@ -4,9 +4,8 @@
 //   - structure: the FSRS-4.5 power curve in Δ, no positional encoding, a row sees
 //     only its own history,
 //     the decoder's self-attention on the single zero target reduces to its value bias;
-//   - the reverse-mode gradient against central finite differences for every
-//     parameter block, with and without training-mode dropout;
 //   - dropout masks are reproducible, training is deterministic and lowers the loss.
+// The gradient kernel (srs/optim/kernels/transformer.hpp): tests/optim/neural_kernels.test.cpp.
 #include <doctest/doctest.h>
 
 #include <array>    // std::array
@@ -16,8 +15,9 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
-#include <srs/models/transformer.hpp>  // srs::models::Transformer
-#include <support/neural_check.hpp>    // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/models/transformer.hpp>     // srs::models::Transformer
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss, batch_loss_dropout (Transformer kernel)
+#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
 
 namespace {
 
@@ -27,12 +27,7 @@ using srs::models::detail::TfOffsets;
 /// The initialisation from `seed` with every entry perturbed (non-zero biases,
 /// LayerNorm γ away from 1).
 std::array<double, 127> random_tf(std::uint64_t seed) {
-  Transformer m;
-  m.init_seed = seed;
-  auto w = m.initial_params();
-  srs::models::detail::InitRng rng(seed + 3);
-  for (double& x : w) x += rng.uniform(0.3);
-  return w;
+  return *srs::test::perturbed_params(Transformer{}, seed, 3, [](std::size_t) { return 0.3; });
 }
 
 }  // namespace
@@ -110,37 +105,8 @@ TEST_CASE("Transformer: FSRS-4.5 power curve in Δ, no positional encoding, a ro
   const auto ds = srs::test::random_cards(3, 30, 10);
   for (std::size_t bs : {1u, 7u, 512u}) {
     double batched = 0;
-    for (const auto& b : srs::test::batches_of(m, ds, bs)) batched += m.batch_loss(ws, b, nullptr);
+    for (const auto& b : srs::test::batches_of(m, ds, bs)) batched += srs::optim::batch_loss(m, ws, b, nullptr);
     CHECK(batched == doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-12));
-  }
-}
-
-TEST_CASE("Transformer: reverse-mode gradient matches central differences for every parameter block") {
-  const Transformer m;
-  const std::string dec_sa_w = "transformer.decoder.layers.0.self_attn.in_proj_weight";
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const auto ds = srs::test::random_cards(seed, 10);
-    const auto batches = srs::test::batches_of(m, ds, 8);
-    const auto w = random_tf(seed);
-    for (bool dropout : {false, true}) {
-      INFO("seed " << seed << (dropout ? ", with dropout" : ", no dropout"));
-      const auto rep =
-          srs::test::check_gradient(Transformer::layout(), w, [&](const std::array<double, 127>& x, double* g) {
-            double l = 0;
-            for (std::size_t b = 0; b < batches.size(); ++b) {
-              const auto xs = std::span<const double, 127>(x);
-              l += dropout ? m.batch_loss_dropout(xs, batches[b], g, 1000 + b) : m.batch_loss(xs, batches[b], g);
-            }
-            return l;
-          });
-      CHECK(rep.checked == 127);
-      CHECK(rep.failures == 0);
-      CHECK(rep.kinks <= 2);  // a ReLU input crossing zero within the step
-      // Only the decoder self-attention's projection weights have no gradient
-      // (their input is the zero target), see the previous test.
-      REQUIRE(rep.zero_blocks.size() == 1);
-      CHECK(rep.zero_blocks[0] == dec_sa_w);
-    }
   }
 }
 
@@ -151,19 +117,19 @@ TEST_CASE("Transformer: dropout masks are reproducible, training is deterministi
   REQUIRE(batches.size() == 1);
   const auto w = random_tf(2);
   const auto ws = std::span<const double, 127>(w);
-  const double plain = m.batch_loss(ws, batches[0], nullptr);
-  const double d1 = m.batch_loss_dropout(ws, batches[0], nullptr, 17);
-  CHECK(d1 == m.batch_loss_dropout(ws, batches[0], nullptr, 17));
-  CHECK(d1 != m.batch_loss_dropout(ws, batches[0], nullptr, 18));
+  const double plain = srs::optim::batch_loss(m, ws, batches[0], nullptr);
+  const double d1 = srs::optim::batch_loss_dropout(m, ws, batches[0], nullptr, 17);
+  CHECK(d1 == srs::optim::batch_loss_dropout(m, ws, batches[0], nullptr, 17));
+  CHECK(d1 != srs::optim::batch_loss_dropout(m, ws, batches[0], nullptr, 18));
   CHECK(d1 != plain);
   Transformer no_dropout;
   no_dropout.dropout = 0.0;
-  CHECK(no_dropout.batch_loss_dropout(ws, batches[0], nullptr, 17) == plain);
+  CHECK(srs::optim::batch_loss_dropout(no_dropout, ws, batches[0], nullptr, 17) == plain);
 
   const auto& user = srs::test::simulated_user(11);
   const auto rows = srs::test::all_rows(user);
-  const auto a = m.train(user, rows, {}, srs::optim::TrainMode::full);
-  CHECK(a == m.train(user, rows, {}, srs::optim::TrainMode::full));
+  const auto a = srs::optim::train(m, user, rows, {}, {.mode = srs::optim::TrainMode::full});
+  CHECK(a == srs::optim::train(m, user, rows, {}, {.mode = srs::optim::TrainMode::full}));
   const auto w0 = m.default_params();
   CHECK(srs::test::rows_loss(m, std::span<const double, 127>(a), user, rows) <
         srs::test::rows_loss(m, std::span<const double, 127>(w0), user, rows));

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// tests/support/neural_check.hpp: shared checks of the neural models'
-// hand-written reverse-mode gradients (srs/models/neural.hpp and the five
-// networks in rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp).
+// tests/support/neural_check.hpp: shared checks of the neural models (the five
+// networks of srs/models/rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp) and of
+// their hand-written reverse-mode gradients (srs/optim/kernels/).
 //
 //   random_cards(seed, n)          a small Dataset of n random cards (histories from
 //                                  check_model.hpp's simulate_history), one row per
 //                                  later review, plus rows whose interval is not the
 //                                  next step's (GRU-P gives those their own sequence)
 //   batches_of(model, ds)          the model's training batches over every row
+//   perturbed_params(m, seed, ...) the model's seeded initialisation with every entry
+//                                  moved (parameters away from their initial values)
 //   check_gradient(...)            the gradient of a loss L(w) (added into a buffer by
 //                                  a callback) against central finite differences,
 //                                  for EVERY parameter, reported per parameter block
@@ -21,13 +23,14 @@
 //   pretrained_on(model, seeds)    the model with weights pretrained on simulated users
 #pragma once
 
-#include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
-#include <srs/data/preprocess.hpp>  // srs::data::preprocess
-#include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, TimeSeriesSplit
-#include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
-#include <srs/models/neural.hpp>    // srs::models::ParamBlock, PretrainOptions, detail::make_batches, detail::row_refs
-#include <srs/optim/replay.hpp>     // srs::optim::bce
-#include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
+#include <srs/data/dataset.hpp>           // srs::data::Dataset, Item, Step
+#include <srs/data/preprocess.hpp>        // srs::data::preprocess
+#include <srs/eval/evaluator.hpp>         // srs::eval::Evaluator, TimeSeriesSplit
+#include <srs/eval/metrics.hpp>           // srs::eval::LogLoss
+#include <srs/models/neural.hpp>          // srs::models::ParamBlock, PretrainOptions, detail::row_refs
+#include <srs/optim/replay.hpp>           // srs::optim::bce
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::pretrain, detail::make_batches
+#include <srs/sched/synthetic.hpp>        // srs::sched::simulate_user, SimulationOptions
 
 #include <doctest/doctest.h>  // CHECK_MESSAGE, INFO
 
@@ -38,6 +41,7 @@
 #include <cstdint>    // std::uint64_t, std::int64_t
 #include <deque>      // std::deque
 #include <map>        // std::map
+#include <memory>     // std::unique_ptr, std::make_unique
 #include <random>     // std::mt19937_64, std::uniform_*_distribution
 #include <span>       // std::span
 #include <sstream>    // std::ostringstream
@@ -93,7 +97,23 @@ std::vector<typename M::Batch> batches_of(const M& model, const data::Dataset& d
                                           std::span<const double> weights = {}) {
   const std::vector<std::size_t> rows = all_rows(ds);
   const auto refs = models::detail::row_refs(ds, rows, weights);
-  return models::detail::make_batches(model, std::span<const models::detail::RowRef>(refs), batch_size, 64);
+  return optim::detail::make_batches(model, std::span<const models::detail::RowRef>(refs), batch_size, 64);
+}
+
+/// The model's seeded initialisation (init_seed = `seed`) with every entry k
+/// moved by a uniform draw in ±scale(k) (a generator seeded `seed + offset`),
+/// then the model's clamp: non-zero biases, LayerNorm γ away from 1, gates
+/// away from their initial values. On the heap (the LSTM has 8,869).
+template <class M, class Scale>
+std::unique_ptr<std::array<double, M::num_params>> perturbed_params(const M& model, std::uint64_t seed,
+                                                                    std::uint64_t offset, Scale scale) {
+  M m = model;
+  m.init_seed = seed;
+  auto w = std::make_unique<std::array<double, M::num_params>>(m.initial_params());
+  models::detail::InitRng rng(seed + offset);
+  for (std::size_t k = 0; k < M::num_params; ++k) (*w)[k] += rng.uniform(scale(k));
+  m.clamp(std::span<double, M::num_params>(*w));
+  return w;
 }
 
 /// Σ weight·BCE over `rows` through model.predict, one row at a time.
@@ -136,7 +156,7 @@ template <class M>
 M pretrained_on(M model, std::span<const std::uint64_t> seeds, const models::PretrainOptions& opt) {
   std::vector<data::Dataset> users;
   for (std::uint64_t s : seeds) users.push_back(simulated_user(s));
-  model.set_weights(model.pretrain(std::span<const data::Dataset>(users), opt));
+  model.set_weights(srs::optim::pretrain(model, std::span<const data::Dataset>(users), opt));
   return model;
 }
 

@@ -50,6 +50,7 @@
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/recency.hpp>     // optim::recency_weights
 #include <srs/optim/replay.hpp>      // optim::Predictor
+#include <srs/optim/settings.hpp>    // optim::NetworkTrainer, HasNetworkTrainer
 #include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {
@@ -303,7 +304,13 @@ class Evaluator {
       } else {
         const std::vector<double> weights =
             options_.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
-        if constexpr (SelfTrained<M>) {
+        if constexpr (NeuralNetwork<M>) {
+          static_assert(optim::HasNetworkTrainer<M>,
+                        "a neural model is trained by optim::NetworkTrainer: include <srs/optim/trainers/neural.hpp> "
+                        "(or lstm.hpp for the LSTM) before evaluating it");
+          return optim::NetworkTrainer<M>::train(model_, ds, std::span<const std::size_t>(rows),
+                                                 std::span<const double>(weights), options_.train);
+        } else if constexpr (SelfTrained<M>) {
           return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                               options_.train.mode);
         } else if constexpr (DualTrainable<M>) {

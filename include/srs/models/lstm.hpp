@@ -42,7 +42,7 @@
 /// the steps of each card's last history) and the inner optimiser (step count
 /// and second moments).
 ///
-/// **Per-user fine-tuning** (`train`, reptile_trainer.py `finetune`): a copy
+/// **Per-user fine-tuning** (`fine_tune`, reptile_trainer.py `finetune`): a copy
 /// of the pretrained network and of the pretrained inner optimiser's state;
 /// training rows weighted 1 + 6.49 x^2.4758 (x = linspace(0, 1) over the rows
 /// in time order), normalised to mean 1 (the evaluator's --recency weights are
@@ -67,33 +67,28 @@
 ///    for both;
 ///  * batches are sets of cards (see neural.hpp); Reptile's 100,000 outer steps
 ///    over 100 users become `epochs` × (number of users) steps.
+///
+/// This header holds the network (its forward pass, whose layers keep what
+/// the backward pass reads) and its settings; the hand-written gradient is
+/// optim::batch_loss (srs/optim/kernels/lstm.hpp), the fine-tuning and Reptile
+/// are optim::NetworkTrainer<Lstm> (srs/optim/trainers/neural.hpp).
 #pragma once
 
-#include <algorithm>    // std::clamp, std::min, std::max, std::shuffle, std::fill, std::copy
+#include <algorithm>    // std::clamp, std::fill_n
 #include <array>        // std::array
-#include <cmath>        // std::exp, std::log, std::pow, std::sqrt, std::cos
+#include <cmath>        // std::exp, std::log, std::pow, std::sqrt
 #include <cstddef>      // std::size_t
-#include <cstdint>      // std::uint64_t, std::int64_t
-#include <cstdio>       // std::fprintf
-#include <map>          // std::map
-#include <memory>       // std::make_unique
-#include <random>       // std::mt19937
+#include <cstdint>      // std::uint64_t
 #include <span>         // std::span
-#include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include <Eigen/Core>  // Eigen::Matrix
 
-#include <srs/concepts.hpp>        // srs::SelfTrained
-#include <srs/core/error.hpp>      // srs::InadequateData
-#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/concepts.hpp>              // srs::NeuralNetwork
+#include <srs/data/dataset.hpp>          // data::Step
 #include <srs/models/neural_shapes.hpp>  // LstmShape, detail::LstmOffsets
-#include <srs/models/neural.hpp>   // NeuralBase, NeuralWeights, detail::PackedBatch, detail::adamw_step, ...
-#include <srs/optim/adam.hpp>      // optim::Adam
-#include <srs/optim/replay.hpp>    // optim::bce
-#include <srs/optim/settings.hpp>  // optim::TrainMode
-#include <srs/optim/randperm.hpp>  // optim::torch_randperm
+#include <srs/models/neural.hpp>         // NeuralBase, PretrainOptions, detail::PackedBatch, detail::pack, ...
 
 namespace srs::models {
 
@@ -158,16 +153,6 @@ struct LstmLayerNorm {
     if (beta) y.colwise() += block<20, 1>(beta, 0);
     return y;
   }
-  /// d loss / d x; adds dγ (and dβ when `grad_beta`) to the gradient.
-  Mat20 backward(const Mat20& dy, const double* gamma, double* grad_gamma, double* grad_beta) const {
-    const auto g = block<20, 1>(gamma, 0);
-    block<20, 1>(grad_gamma, 0) += (dy.array() * xhat.array()).rowwise().sum().matrix();
-    if (grad_beta) block<20, 1>(grad_beta, 0) += dy.rowwise().sum();
-    const Eigen::Array<double, 20, Eigen::Dynamic> gy = dy.array().colwise() * g.array();
-    const Eigen::Array<double, 1, Eigen::Dynamic> mg = gy.colwise().sum() / 20.0;
-    const Eigen::Array<double, 1, Eigen::Dynamic> mgx = (gy * xhat.array()).colwise().sum() / 20.0;
-    return ((gy.rowwise() - mg - (xhat.array().rowwise() * mgx)).rowwise() * inv.array()).matrix();
-  }
 };
 
 /// A linear layer 20 → 20 (or in → 20) followed by SiLU, with its cache.
@@ -180,16 +165,6 @@ struct LstmLinearSilu {
     x = in;
     a = (block<20, In>(w, off) * x).colwise() + block<20, 1>(w, off + 20 * In);
     return (a.array() * sigmoid_array(a.array())).matrix();
-  }
-  /// d loss / d input (skipped when `need_dx` is false); adds dW, db.
-  Eigen::Matrix<double, In, Eigen::Dynamic> backward(const double* w, std::size_t off, const Mat20& dy, double* grad,
-                                                     bool need_dx = true) const {
-    const auto s = sigmoid_array(a.array()).eval();
-    const Mat20 da = (dy.array() * s * (1.0 + a.array() * (1.0 - s))).matrix();
-    block<20, In>(grad, off) += da * x.transpose();
-    block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
-    if (!need_dx) return {};
-    return block<20, In>(w, off).transpose() * da;
   }
 };
 
@@ -236,40 +211,6 @@ struct LstmLayer {
     }
     return h;
   }
-
-  /// From d loss / d h (all columns): adds the parameter gradient, returns d loss / d input.
-  Mat20 backward(const double* w, std::size_t off, Mat20 dh, const std::vector<std::size_t>& offset,
-                 double* grad) const {
-    using O = LstmOffsets;
-    const Eigen::Index P = x.cols();
-    const auto w_hh = block<80, 20>(w, off + O::hh);
-    Mat20 dc = Mat20::Zero(20, P);
-    Mat80 dg(80, P);
-    for (std::size_t s = offset.size() - 1; s-- > 0;) {
-      const auto o = static_cast<Eigen::Index>(offset[s]);
-      const auto m = static_cast<Eigen::Index>(offset[s + 1] - offset[s]);
-      const auto gt = gates.middleCols(o, m).array();
-      const auto ig = gt.topRows(20), fg = gt.middleRows(20, 20), gg = gt.middleRows(40, 20), og = gt.bottomRows(20);
-      const auto tc = c.middleCols(o, m).array().tanh().eval();
-      const auto dhs = dh.middleCols(o, m).array();
-      const Eigen::Array<double, 20, Eigen::Dynamic> dcs = dc.middleCols(o, m).array() + dhs * og * (1.0 - tc * tc);
-      auto d = dg.middleCols(o, m);
-      d.topRows(20) = (dcs * gg * ig * (1.0 - ig)).matrix();
-      d.middleRows(20, 20) = (dcs * cprev.middleCols(o, m).array() * fg * (1.0 - fg)).matrix();
-      d.middleRows(40, 20) = (dcs * ig * (1.0 - gg * gg)).matrix();
-      d.bottomRows(20) = (dhs * tc * og * (1.0 - og)).matrix();
-      if (s > 0) {
-        const auto prev = static_cast<Eigen::Index>(offset[s - 1]);
-        dh.middleCols(prev, m).noalias() += w_hh.transpose() * d;
-        dc.middleCols(prev, m) += (dcs * fg).matrix();
-      }
-    }
-    block<80, 20>(grad, off + O::ih) += dg * x.transpose();
-    block<80, 20>(grad, off + O::hh) += dg * hprev.transpose();
-    block<80, 1>(grad, off + O::bih) += dg.rowwise().sum();
-    block<80, 1>(grad, off + O::bhh) += dg.rowwise().sum();
-    return block<80, 20>(w, off + O::ih).transpose() * dg;
-  }
 };
 
 /// The whole network's forward pass over a packed batch, with its caches.
@@ -290,66 +231,35 @@ struct LstmPass {
                                                    w + O::ln4, nullptr));
     phi = lin9.forward(w, O::w9, n5.forward(x3, w + O::ln5, nullptr));
   }
-
-  void backward(const double* w, const PackedBatch<6>& b, const Mat20& dphi, double* grad) const {
-    using O = LstmOffsets;
-    const Mat20 dx3 = n5.backward(lin9.backward(w, O::w9, dphi, grad), w + O::ln5, grad + O::ln5, nullptr);
-    const Mat20 d71 = n4.backward(lin74.backward(w, O::w74, dx3, grad), w + O::ln4, grad + O::ln4, nullptr);
-    const Mat20 dx2 = dx3 + n3.backward(lin71.backward(w, O::w71, d71, grad), w + O::ln3, grad + O::ln3, nullptr);
-    const Mat20 dx1 =
-        dx2 + n2.backward(lstm2.backward(w, O::l2, dx2, b.offset, grad), w + O::ln2, grad + O::ln2, grad + O::ln2b);
-    const Mat20 dx0 =
-        dx1 + n1.backward(lstm1.backward(w, O::l1, dx1, b.offset, grad), w + O::ln1, grad + O::ln1, nullptr);
-    const Mat20 dl0 = n0.backward(lin3.backward(w, O::w3, dx0, grad), w + O::ln0, grad + O::ln0, nullptr);
-    lin0.backward(w, O::w0, dl0, grad, false);
-  }
 };
 
-/// The three-curve head at one column φ: p and, when `dphi`, d p / d φ and the head's gradient (× coef).
-inline double lstm_head(const double* w, const Eigen::Matrix<double, 20, 1>& phi, double delta_t, double coef,
-                        double* grad, Eigen::Matrix<double, 20, 1>* dphi) {
-  using O = LstmOffsets;
-  const Eigen::Vector3d lw = block<3, 20>(w, O::wfc) * phi + block<3, 1>(w, O::wfc + 60);
-  const Eigen::Vector3d ls = block<3, 20>(w, O::sfc) * phi + block<3, 1>(w, O::sfc + 60);
-  const Eigen::Vector3d ld = block<3, 20>(w, O::dfc) * phi + block<3, 1>(w, O::dfc + 60);
-  const Eigen::Vector3d ew = (lw.array() - lw.maxCoeff()).exp().matrix();
-  const Eigen::Vector3d wk = ew / ew.sum();
-  Eigen::Vector3d s, d, q, f;
-  for (int k = 0; k < 3; ++k) {
-    s(k) = std::exp(std::clamp(ls(k), -25.0, 25.0));
-    d(k) = std::exp(std::clamp(ld(k), -25.0, 25.0));
-    q(k) = 1.0 + delta_t / (1e-7 + s(k));
-    f(k) = std::pow(q(k), -d(k));
-  }
-  constexpr double scale = 1.0 - 1e-7;
-  const double p = scale * wk.dot(f);
-  if (!dphi) return p;
-  // d p / d logits, times coef
-  const Eigen::Vector3d dw = coef * scale * f;
-  const Eigen::Vector3d dlw = wk.cwiseProduct((dw.array() - wk.dot(dw)).matrix());
-  Eigen::Vector3d dls, dld;
-  for (int k = 0; k < 3; ++k) {
-    const double pass_s = (ls(k) >= -25.0 && ls(k) <= 25.0) ? 1.0 : 0.0;
-    const double pass_d = (ld(k) >= -25.0 && ld(k) <= 25.0) ? 1.0 : 0.0;
-    const double e = 1e-7 + s(k);
-    dls(k) = coef * scale * wk(k) * d(k) * f(k) / q(k) * delta_t / (e * e) * s(k) * pass_s;
-    dld(k) = coef * scale * wk(k) * f(k) * -std::log(q(k)) * d(k) * pass_d;
-  }
-  block<3, 20>(grad, O::wfc) += dlw * phi.transpose();
-  block<3, 1>(grad, O::wfc + 60) += dlw;
-  block<3, 20>(grad, O::sfc) += dls * phi.transpose();
-  block<3, 1>(grad, O::sfc + 60) += dls;
-  block<3, 20>(grad, O::dfc) += dld * phi.transpose();
-  block<3, 1>(grad, O::dfc + 60) += dld;
-  *dphi = block<3, 20>(w, O::wfc).transpose() * dlw + block<3, 20>(w, O::sfc).transpose() * dls +
-          block<3, 20>(w, O::dfc).transpose() * dld;
-  return p;
-}
+/// (1 - 1e-7), the factor that keeps the head's p below 1.
+inline constexpr double lstm_head_scale = 1.0 - 1e-7;
 
-/// The piecewise-linear rate of reptile_trainer.py's PiecewiseLinearScheduler at step n.
-inline double piecewise_linear_lr(double start, double middle, double end, int warmup, int total, int n) {
-  if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
-  return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
+/// The three-curve head at one column φ: the logits, the mixture weights w_k,
+/// stabilities s_k, decays d_k, bases q_k = 1 + Δ / (1e-7 + s_k), curves f_k =
+/// q_k^(-d_k), and p = (1 - 1e-7) Σ_k w_k f_k.
+struct LstmHead {
+  Eigen::Vector3d lw, ls, ld, wk, s, d, q, f;
+  double p = 0;
+};
+
+inline LstmHead lstm_head(const double* w, const Eigen::Matrix<double, 20, 1>& phi, double delta_t) {
+  using O = LstmOffsets;
+  LstmHead h;
+  h.lw = block<3, 20>(w, O::wfc) * phi + block<3, 1>(w, O::wfc + 60);
+  h.ls = block<3, 20>(w, O::sfc) * phi + block<3, 1>(w, O::sfc + 60);
+  h.ld = block<3, 20>(w, O::dfc) * phi + block<3, 1>(w, O::dfc + 60);
+  const Eigen::Vector3d ew = (h.lw.array() - h.lw.maxCoeff()).exp().matrix();
+  h.wk = ew / ew.sum();
+  for (int k = 0; k < 3; ++k) {
+    h.s(k) = std::exp(std::clamp(h.ls(k), -25.0, 25.0));
+    h.d(k) = std::exp(std::clamp(h.ld(k), -25.0, 25.0));
+    h.q(k) = 1.0 + delta_t / (1e-7 + h.s(k));
+    h.f(k) = std::pow(h.q(k), -h.d(k));
+  }
+  h.p = lstm_head_scale * h.wk.dot(h.f);
+  return h;
 }
 
 }  // namespace detail
@@ -468,96 +378,7 @@ struct Lstm : NeuralBase<Lstm, 8869> {
     for (std::size_t s = 1; s <= history.size(); ++s) b.offset.push_back(s);
     detail::LstmPass pass;
     pass.forward(w.data(), b);
-    return detail::lstm_head(w.data(), pass.phi.col(static_cast<Eigen::Index>(history.size() - 1)), t, 0.0, nullptr,
-                             nullptr);
-  }
-
-  /// Σ weight·BCE over the batch; gradient added to `grad` when given.
-  double batch_loss(std::span<const double, 8869> w, const Batch& b, double* grad) const {
-    detail::LstmPass pass;
-    pass.forward(w.data(), b);
-    double loss = 0;
-    detail::Mat20 dphi;
-    if (grad) dphi = detail::Mat20::Zero(20, b.cols());
-    Eigen::Matrix<double, 20, 1> dcol;
-    for (const detail::PackedTarget& t : b.targets) {
-      const auto c = static_cast<Eigen::Index>(t.col);
-      const Eigen::Matrix<double, 20, 1> phi = pass.phi.col(c);
-      const double p = detail::lstm_head(w.data(), phi, t.delta_t, 0.0, nullptr, nullptr);
-      loss += t.weight * optim::bce(p, t.y);
-      if (grad) {
-        detail::lstm_head(w.data(), phi, t.delta_t, detail::bce_coefficient(p, t.y, t.weight), grad, &dcol);
-        dphi.col(c) += dcol;
-      }
-    }
-    if (grad) pass.backward(w.data(), b, dphi, grad);
-    return loss;
-  }
-
-  /// Per-user fine-tuning (see the file comment); `weights` is ignored (the
-  /// fine-tuning has its own recency weights).
-  std::array<double, 8869> train(const data::Dataset& ds, std::span<const std::size_t> rows,
-                                 std::span<const double> /*weights*/, optim::TrainMode mode) const {
-    constexpr std::size_t N = num_params;
-    std::array<double, N> w = default_params();
-    if (mode != optim::TrainMode::full) return w;
-    const LstmFineTune& cfg = fine_tune;
-    // Recency weights over the rows in time order, normalised to mean 1.
-    const std::size_t n = rows.size();
-    std::vector<double> rw(n);
-    double total = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double x = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
-      rw[k] = 1.0 + cfg.recency_weight * std::pow(x, cfg.recency_degree);
-      total += rw[k];
-    }
-    for (double& x : rw) x *= static_cast<double>(n) / total;
-    const std::vector<detail::RowRef> refs = detail::row_refs(ds, rows, rw);
-    std::vector<detail::SeqSource> sources = detail::make_sources(refs, cfg.max_seq_len, true, false);
-    std::mt19937 gen(static_cast<std::uint32_t>(cfg.seed));
-    std::shuffle(sources.begin(), sources.end(), gen);
-    std::vector<Batch> batches;
-    std::size_t count = 0;
-    std::vector<detail::SeqSource> group;
-    for (detail::SeqSource& s : sources) {
-      count += s.targets.size();
-      group.push_back(std::move(s));
-      if (count >= cfg.batch_size) {
-        batches.push_back(make_batch(group));
-        group.clear();
-        count = 0;
-      }
-    }
-    if (!group.empty()) batches.push_back(make_batch(group));
-    if (batches.empty()) throw InadequateData("Training data is inadequate.");
-
-    const std::vector<double> pre(w.begin(), w.end());
-    const optim::Adam adam{0.0, cfg.beta2, 1e-8};
-    auto state = std::make_unique<optim::Adam::State<N>>();
-    if (pretrained && pretrained->optimizer_exp_avg_sq.size() == N) {
-      state->step = pretrained->optimizer_step;
-      std::copy(pretrained->optimizer_exp_avg_sq.begin(), pretrained->optimizer_exp_avg_sq.end(), state->v.begin());
-    }
-    const double lr_scale = std::pow(16000.0, 1.0 - cfg.batch_size_exp);
-    std::vector<double> grad(N);
-    const std::span<double, N> ws(w);
-    const std::span<double, N> gs(grad.data(), N);
-    for (int pass = 0; pass < cfg.passes; ++pass) {
-      const double lr = lr_scale * detail::piecewise_linear_lr(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
-                                                               cfg.warmup_passes, cfg.passes, pass);
-      for (const Batch& b : batches) {
-        std::fill(grad.begin(), grad.end(), 0.0);
-        const double loss = batch_loss(std::span<const double, N>(w), b, grad.data());
-        const double bsz = static_cast<double>(b.rows);
-        const double scale = std::pow(bsz, cfg.batch_size_exp) / bsz;
-        for (std::size_t k = 0; k < N; ++k) grad[k] = grad[k] * scale + 2.0 * cfg.reg_scale * (w[k] - pre[k]);
-        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N),
-                                "in fine-tuning pass " + std::to_string(pass + 1));
-        detail::clip_grad_norm(grad, cfg.clip_norm);
-        detail::adamw_step<N>(adam, *state, ws, gs, lr, cfg.weight_decay);
-      }
-    }
-    return w;
+    return detail::lstm_head(w.data(), pass.phi.col(static_cast<Eigen::Index>(history.size() - 1)), t).p;
   }
 
   /// PretrainOptions defaults for the LSTM: 1000 cycles over the users (the
@@ -567,118 +388,6 @@ struct Lstm : NeuralBase<Lstm, 8869> {
             .batch_size = reptile.batch_size,
             .lr = reptile.outer_lr,
             .weight_decay = reptile.outer_weight_decay};
-  }
-
-  /// Reptile meta-learning over `users` (see the file comment); `opt.epochs`
-  /// cycles over the users, `opt.batch_size` rows per inner batch, `opt.lr`
-  /// and `opt.weight_decay` for the outer AdamW.
-  NeuralWeights pretrain(std::span<const data::Dataset> users, const PretrainOptions& opt) const {
-    constexpr std::size_t N = num_params;
-    const ReptileOptions& ro = reptile;
-    if (users.empty()) throw InadequateData("Training data is inadequate.");
-    // Input normalisation over the steps of each card's last history.
-    std::vector<double> delays;
-    for (const data::Dataset& ds : users) {
-      std::map<std::size_t, std::size_t> last;  // hist_begin -> longest history
-      for (const data::Item& it : ds.items) last[it.hist_begin] = std::max(last[it.hist_begin], it.hist_len);
-      for (const auto& [begin, len] : last)
-        for (std::size_t j = 0; j < len; ++j) delays.push_back(std::log(1e-5 + ds.steps[begin + j].t));
-    }
-    double mean_t = 0, var_t = 0;
-    for (double x : delays) mean_t += x;
-    mean_t = delays.empty() ? 0.0 : mean_t / static_cast<double>(delays.size());
-    for (double x : delays) var_t += (x - mean_t) * (x - mean_t);
-    var_t = delays.empty() ? 0.0 : var_t / static_cast<double>(delays.size());
-    const double mean_d = std::log(std::clamp(duration_ms, 100.0, 60000.0));
-    Lstm net = *this;
-    NeuralWeights init;
-    init.model = std::string(name);
-    init.buffers = {{"input_mean", {mean_t, mean_d}}, {"input_std", {var_t > 0 ? std::sqrt(var_t) : 1.0, 1.0}}};
-    {
-      const std::array<double, N> w0 = initial_params();
-      init.params.assign(w0.begin(), w0.end());
-    }
-    net.set_weights(init);
-
-    // Each user's batches (length-sorted groups of >= batch_size rows).
-    std::vector<std::vector<Batch>> tasks;
-    std::size_t total_rows = 0;
-    for (const data::Dataset& ds : users) {
-      std::vector<detail::RowRef> refs;
-      for (std::size_t k = 0; k < ds.items.size(); ++k) refs.push_back({&ds, k, 1.0});
-      auto b = detail::make_batches(net, std::span<const detail::RowRef>(refs), opt.batch_size, 64);
-      total_rows += detail::total_rows(b);
-      if (!b.empty()) tasks.push_back(std::move(b));
-    }
-    if (tasks.empty()) throw InadequateData("Training data is inadequate.");
-
-    std::vector<double> theta(init.params), learner(N), grad(N), outer_grad(N);
-    const std::span<double, N> ts(theta.data(), N), ls(learner.data(), N), gs(grad.data(), N);
-    const optim::Adam inner{0.0, ro.inner_beta2, 1e-8};
-    const optim::Adam outer{0.9, 0.999, 1e-8};
-    auto inner_state = std::make_unique<optim::Adam::State<N>>();
-    auto outer_state = std::make_unique<optim::Adam::State<N>>();
-    const long outer_steps = static_cast<long>(opt.epochs) * static_cast<long>(tasks.size());
-    const long warmup = std::max<long>(1, static_cast<long>(static_cast<double>(outer_steps) * ro.warmup_fraction));
-    std::vector<std::mt19937> orders;
-    for (std::size_t k = 0; k < tasks.size(); ++k) orders.emplace_back(static_cast<std::uint32_t>(ro.seed + k));
-    double recent_loss = 0;
-    std::size_t recent_rows = 0;
-    for (long it = 1; it <= outer_steps; ++it) {
-      const std::size_t task = static_cast<std::size_t>(it) % tasks.size();
-      const auto& batches = tasks[task];
-      std::copy(theta.begin(), theta.end(), learner.begin());
-      const double warm = std::min(1.0, static_cast<double>(it) / static_cast<double>(warmup));
-      const double lr = ro.inner_lr * warm;
-      const std::vector<std::size_t> order = optim::torch_randperm(batches.size(), orders[task]);
-      const std::size_t steps = std::min<std::size_t>(static_cast<std::size_t>(ro.inner_steps), batches.size());
-      for (std::size_t i = 0; i < steps; ++i) {
-        const Batch& b = batches[order[i]];
-        std::fill(grad.begin(), grad.end(), 0.0);
-        const double loss = net.batch_loss(std::span<const double, N>(learner.data(), N), b, grad.data());
-        for (std::size_t k = 0; k < N; ++k) grad[k] += 2.0 * ro.reg_scale * (learner[k] - theta[k]);
-        detail::check_finite<N>(loss, std::span<const double, N>(grad.data(), N),
-                                "in Reptile step " + std::to_string(it));
-        detail::clip_grad_norm(grad, ro.clip_norm);
-        detail::adamw_step<N>(inner, *inner_state, ls, gs, lr, ro.inner_weight_decay);
-        recent_loss += loss;
-        recent_rows += b.rows;
-      }
-      for (std::size_t k = 0; k < N; ++k) outer_grad[k] = theta[k] - learner[k];
-      const long t = it - 1;  // scheduler steps taken before this one
-      double outer_lr = 0;
-      if (t < warmup) {
-        outer_lr = opt.lr * (1e-4 + (1.0 - 1e-4) * static_cast<double>(t) / static_cast<double>(warmup));
-      } else {
-        constexpr double pi = 3.141592653589793;
-        const double span = static_cast<double>(std::max<long>(1, outer_steps - warmup));
-        outer_lr = opt.lr * (1.0 + std::cos(pi * static_cast<double>(t - warmup) / span)) / 2.0;
-      }
-      detail::adamw_step<N>(outer, *outer_state, ts, std::span<const double, N>(outer_grad.data(), N), outer_lr,
-                            opt.weight_decay);
-      if (opt.verbose && it % static_cast<long>(tasks.size()) == 0) {
-        std::fprintf(stderr, "Reptile cycle %ld/%d: inner loss %.4f\n", it / static_cast<long>(tasks.size()),
-                     opt.epochs, recent_rows ? recent_loss / static_cast<double>(recent_rows) : 0.0);
-        recent_loss = 0;
-        recent_rows = 0;
-      }
-    }
-    NeuralWeights out = init;
-    out.params = theta;
-    out.optimizer_step = inner_state->step;
-    out.optimizer_exp_avg_sq.assign(inner_state->v.begin(), inner_state->v.end());
-    out.info = {{"method", std::string("Reptile")},
-                {"users", detail::user_names(users)},
-                {"rows", static_cast<std::int64_t>(total_rows)},
-                {"epochs", static_cast<std::int64_t>(opt.epochs)},
-                {"outer_steps", static_cast<std::int64_t>(outer_steps)},
-                {"batch_size", static_cast<std::int64_t>(opt.batch_size)},
-                {"outer_lr", opt.lr},
-                {"outer_weight_decay", opt.weight_decay},
-                {"inner_lr", ro.inner_lr},
-                {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)},
-                {"duration_ms", duration_ms}};
-    return out;
   }
 
  private:
@@ -691,6 +400,6 @@ struct Lstm : NeuralBase<Lstm, 8869> {
 };
 
 static_assert(layout_size(Lstm::layout()) == 8869);
-static_assert(SelfTrained<Lstm>);
+static_assert(NeuralNetwork<Lstm>);
 
 }  // namespace srs::models

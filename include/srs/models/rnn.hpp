@@ -27,23 +27,17 @@
 /// Initialisation: orthogonal W_ih and W_hh, zero GRU biases, nn.Linear's
 /// uniform ±1/√H head (seeded, `init_seed`); or the pretrained weights.
 ///
-/// Training (srs::SelfTrained): the reference Trainer with AdamW — GRU: lr
-/// 0.04, weight decay 1e-5, 5 epochs; GRU-P: lr 0.01, weight decay 1e-5, 16
-/// epochs; batches of 512 rows, cosine schedule; see neural.hpp for the loop,
-/// the batching over cards and the differences from the reference. With
-/// --short the same-day reviews are steps of the sequence (GRU-P-short).
+/// Training (`fine_tune`): the reference Trainer with AdamW — GRU: lr 0.04,
+/// weight decay 1e-5, 5 epochs; GRU-P: lr 0.01, weight decay 1e-5, 16 epochs;
+/// batches of 512 rows, cosine schedule; run by optim::train
+/// (srs/optim/trainers/neural.hpp: the loop, the batching over cards and the
+/// differences from the reference) with the gradient of optim::batch_loss
+/// (srs/optim/kernels/rnn.hpp: backpropagation through time over packed
+/// batches). With --short the same-day reviews are steps of the sequence
+/// (GRU-P-short).
 ///
-/// Gradients: `batch_loss` runs the GRU over a packed batch of cards with
-/// Eigen (one matrix product per step for all active cards), reads every row's
-/// prediction off its card's hidden state after the row's last history step,
-/// and backpropagates through time:
-///
-///     dn = dh' ⊙ (1 - z)     dz = dh' ⊙ (h - n)     dh = dh' ⊙ z + W_hhᵀ [da_r; da_z; da_n ⊙ r]
-///     da_n = dn ⊙ (1 - n²)   da_r = (da_n ⊙ (W_hn h + b_hn)) ⊙ r (1 - r)   da_z = dz ⊙ z (1 - z)
-///     dW_ih = Σ [da_r; da_z; da_n] xᵀ       dW_hh = Σ [da_r; da_z; da_n ⊙ r] hᵀ
-///
-/// `predict` is a separate scalar implementation templated on the scalar type
-/// (double, or core::Dual for the tests' gradient cross-check).
+/// `predict` runs the network one step at a time, templated on the scalar
+/// type (double, or core::Dual for the tests' gradient cross-check).
 #pragma once
 
 #include <array>        // std::array
@@ -55,14 +49,12 @@
 
 #include <Eigen/Core>  // Eigen::Matrix
 
-#include <srs/concepts.hpp>        // srs::SelfTrained
-#include <srs/core/dual.hpp>       // core::sigmoid, core::is_dual_v
-#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
-#include <srs/models/curves.hpp>   // detail::power_curve_half (FSRS-4.5's curve)
+#include <srs/concepts.hpp>              // srs::NeuralNetwork
+#include <srs/core/dual.hpp>             // core::sigmoid, core::is_dual_v
+#include <srs/data/dataset.hpp>          // data::Dataset, data::Step
+#include <srs/models/curves.hpp>         // detail::power_curve_half (FSRS-4.5's curve)
 #include <srs/models/neural_shapes.hpp>  // GruShape, GruPShape, detail::GruOffsets
-#include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::PackedBatch, detail::fine_tune, ...
-#include <srs/optim/replay.hpp>    // optim::bce
-#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/models/neural.hpp>         // NeuralBase, NeuralTraining, detail::PackedBatch, detail::pack, ...
 
 namespace srs::models {
 
@@ -168,117 +160,6 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
       }
     });
   }
-
-  /// Σ weight·BCE over the batch's rows; with `grad` (num_params doubles), its
-  /// gradient is added to grad (backpropagation through time).
-  double batch_loss(std::span<const double, num_params> w, const Batch& b, double* grad) const {
-    using O = detail::GruOffsets<H>;
-    constexpr int G = 3 * H;
-    using MatH = Eigen::Matrix<double, H, Eigen::Dynamic>;
-    using MatG = Eigen::Matrix<double, G, Eigen::Dynamic>;
-    const double* p = w.data();
-    const auto w_ih = detail::block<G, 2>(p, O::w_ih);
-    const auto w_hh = detail::block<G, H>(p, O::w_hh);
-    const auto b_ih = detail::block<G, 1>(p, O::b_ih);
-    const auto b_hh = detail::block<G, 1>(p, O::b_hh);
-    const auto fc_w = detail::block<1, H>(p, O::fc_w);
-    const double fc_b = p[O::fc_b];
-    const Eigen::Index P = b.cols();
-
-    // Forward over the packed steps.
-    const MatG gi = (w_ih * b.x).colwise() + b_ih;
-    MatH hs(H, P), hprev(H, P), r(H, P), z(H, P), n(H, P), ghn(H, P);
-    MatG gh;
-    for (std::size_t s = 0; s < b.steps(); ++s) {
-      const auto o = static_cast<Eigen::Index>(b.offset[s]);
-      const auto m = static_cast<Eigen::Index>(b.active(s));
-      if (s == 0) {
-        hprev.middleCols(o, m).setZero();
-      } else {
-        hprev.middleCols(o, m) = hs.middleCols(static_cast<Eigen::Index>(b.offset[s - 1]), m);
-      }
-      gh.noalias() = w_hh * hprev.middleCols(o, m);
-      gh.colwise() += b_hh;
-      const auto gic = gi.middleCols(o, m);
-      r.middleCols(o, m) = (1.0 + (-(gic.topRows(H) + gh.topRows(H))).array().exp()).inverse().matrix();
-      z.middleCols(o, m) = (1.0 + (-(gic.middleRows(H, H) + gh.middleRows(H, H))).array().exp()).inverse().matrix();
-      ghn.middleCols(o, m) = gh.bottomRows(H);
-      n.middleCols(o, m) =
-          (gic.bottomRows(H).array() + r.middleCols(o, m).array() * gh.bottomRows(H).array()).tanh().matrix();
-      hs.middleCols(o, m) = ((1.0 - z.middleCols(o, m).array()) * n.middleCols(o, m).array() +
-                             z.middleCols(o, m).array() * hprev.middleCols(o, m).array())
-                                .matrix();
-    }
-
-    // The rows: loss and d loss / d h at their columns.
-    double loss = 0;
-    MatH dh;
-    if (grad) dh = MatH::Zero(H, P);
-    Eigen::Matrix<double, 1, H> d_fc_w = Eigen::Matrix<double, 1, H>::Zero();
-    double d_fc_b = 0;
-    for (const detail::PackedTarget& t : b.targets) {
-      const auto c = static_cast<Eigen::Index>(t.col);
-      const double out = fc_w.dot(hs.col(c).transpose()) + fc_b;
-      double pr = 0, dp_dout = 0;
-      if constexpr (Direct) {
-        pr = detail::sigmoid(out);
-        dp_dout = pr * (1.0 - pr);
-      } else {
-        const auto [rv, drv] = detail::power_curve(t.delta_t, std::exp(out));
-        pr = rv;
-        dp_dout = drv;
-      }
-      loss += t.weight * optim::bce(pr, t.y);
-      if (grad) {
-        const double g = detail::bce_coefficient(pr, t.y, t.weight) * dp_dout;
-        d_fc_w += g * hs.col(c).transpose();
-        d_fc_b += g;
-        dh.col(c) += g * fc_w.transpose();
-      }
-    }
-    if (!grad) return loss;
-
-    // Backward through time.
-    MatG dgi(G, P), dgh(G, P);
-    for (std::size_t s = b.steps(); s-- > 0;) {
-      const auto o = static_cast<Eigen::Index>(b.offset[s]);
-      const auto m = static_cast<Eigen::Index>(b.active(s));
-      const auto d = dh.middleCols(o, m).array();
-      const auto zs = z.middleCols(o, m).array();
-      const auto ns = n.middleCols(o, m).array();
-      const auto rs = r.middleCols(o, m).array();
-      const auto dn = d * (1.0 - zs);
-      const auto dzv = d * (hprev.middleCols(o, m).array() - ns);
-      const auto dan = (dn * (1.0 - ns * ns)).eval();
-      dgi.middleCols(o, m).topRows(H) = (dan * ghn.middleCols(o, m).array() * rs * (1.0 - rs)).matrix();
-      dgi.middleCols(o, m).middleRows(H, H) = (dzv * zs * (1.0 - zs)).matrix();
-      dgi.middleCols(o, m).bottomRows(H) = dan.matrix();
-      dgh.middleCols(o, m).topRows(2 * H) = dgi.middleCols(o, m).topRows(2 * H);
-      dgh.middleCols(o, m).bottomRows(H) = (dan * rs).matrix();
-      if (s > 0) {
-        const auto prev = static_cast<Eigen::Index>(b.offset[s - 1]);
-        dh.middleCols(prev, m) += (d * zs).matrix() + w_hh.transpose() * dgh.middleCols(o, m);
-      }
-    }
-    detail::block<G, 2>(grad, O::w_ih) += dgi * b.x.transpose();
-    detail::block<G, H>(grad, O::w_hh) += dgh * hprev.transpose();
-    detail::block<G, 1>(grad, O::b_ih) += dgi.rowwise().sum();
-    detail::block<G, 1>(grad, O::b_hh) += dgh.rowwise().sum();
-    detail::block<1, H>(grad, O::fc_w) += d_fc_w;
-    grad[O::fc_b] += d_fc_b;
-    return loss;
-  }
-
-  /// Per-user fine-tuning (srs::SelfTrained): the Trainer from default_params().
-  std::array<double, num_params> train(const data::Dataset& ds, std::span<const std::size_t> rows,
-                                       std::span<const double> weights, optim::TrainMode mode) const {
-    return detail::fine_tune(static_cast<const Derived&>(*this), ds, rows, weights, mode);
-  }
-
-  /// pretrain.py: the users' rows pooled, trained from initial_params().
-  NeuralWeights pretrain(std::span<const data::Dataset> users, const PretrainOptions& opt = {}) const {
-    return detail::pretrain_pooled(static_cast<const Derived&>(*this), users, opt);
-  }
 };
 
 /// GRU (README "GRU", 39 parameters): GRU(2 → 2), S = exp(head), FSRS-4.5's curve.
@@ -294,6 +175,6 @@ struct GruP : GruFamily<GruP, 8, true> {
 static_assert(Gru::num_params == GruShape::num_params && Gru::num_params == 39);
 static_assert(GruP::num_params == GruPShape::num_params && GruP::num_params == 297);
 static_assert(layout_size(Gru::layout()) == 39 && layout_size(GruP::layout()) == 297);
-static_assert(SelfTrained<Gru> && SelfTrained<GruP>);
+static_assert(NeuralNetwork<Gru> && NeuralNetwork<GruP>);
 
 }  // namespace srs::models

@@ -38,31 +38,28 @@
 /// batch, padded to its longest history). Here each row attends only to its
 /// own history: predictions do not depend on what else is in the batch.
 ///
-/// Gradients: `batch_loss` runs each row's forward pass, then its backward
-/// pass by hand (softmax: dS = A ⊙ (dA - rowsum(dA ⊙ A)); LayerNorm: dx = (dx̂ -
-/// mean(dx̂) - x̂ mean(dx̂ ⊙ x̂)) / σ; ReLU passes where its input is > 0).
+/// This header holds the network (its forward pass, whose layers keep what
+/// the backward pass reads); the hand-written gradient is optim::batch_loss /
+/// batch_loss_dropout (srs/optim/kernels/transformer.hpp), the training loop
+/// optim::NetworkTrainer (srs/optim/trainers/neural.hpp).
 #pragma once
 
 #include <algorithm>         // std::fill
 #include <array>             // std::array
 #include <cmath>             // std::exp, std::sqrt
 #include <cstddef>           // std::size_t
-#include <cstdint>           // std::uint64_t
 #include <initializer_list>  // std::initializer_list (range-for over offsets)
-#include <optional>          // std::optional
 #include <span>              // std::span
 #include <string_view>       // std::string_view
-#include <utility>           // std::pair, std::move
 #include <vector>            // std::vector
 
 #include <Eigen/Core>  // Eigen::Matrix
 
-#include <srs/concepts.hpp>        // srs::SelfTrained
-#include <srs/data/dataset.hpp>    // data::Dataset, data::Step
+#include <srs/concepts.hpp>              // srs::NeuralNetwork
+#include <srs/data/dataset.hpp>          // data::Step
+#include <srs/models/curves.hpp>         // detail::power_curve_half (FSRS-4.5's curve)
 #include <srs/models/neural_shapes.hpp>  // TransformerShape
-#include <srs/models/neural.hpp>   // NeuralBase, NeuralTraining, detail::SeqSource, detail::fine_tune, ...
-#include <srs/optim/replay.hpp>    // optim::bce
-#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/models/neural.hpp>         // NeuralBase, NeuralTraining, detail::SeqSource, detail::InitRng, ...
 
 namespace srs::models {
 
@@ -97,23 +94,6 @@ struct TfLayerNorm {
     Mat2X y(2, n);
     for (int r = 0; r < 2; ++r) y.row(r) = xhat.row(r) * gamma[r] + Eigen::RowVectorXd::Constant(n, beta[r]);
     return y;
-  }
-  /// d loss / d x from d loss / d y; adds dγ, dβ into `grad` at `gamma_off`, `gamma_off + 2`.
-  Mat2X backward(const Mat2X& dy, const double* gamma, double* grad, std::size_t gamma_off) const {
-    const Eigen::Index n = dy.cols();
-    Mat2X dx(2, n);
-    for (Eigen::Index c = 0; c < n; ++c) {
-      const double g0 = dy(0, c) * gamma[0], g1 = dy(1, c) * gamma[1];
-      grad[gamma_off] += dy(0, c) * xhat(0, c);
-      grad[gamma_off + 1] += dy(1, c) * xhat(1, c);
-      grad[gamma_off + 2] += dy(0, c);
-      grad[gamma_off + 3] += dy(1, c);
-      const double mg = 0.5 * (g0 + g1);
-      const double mgx = 0.5 * (g0 * xhat(0, c) + g1 * xhat(1, c));
-      dx(0, c) = inv(c) * (g0 - mg - xhat(0, c) * mgx);
-      dx(1, c) = inv(c) * (g1 - mg - xhat(1, c) * mgx);
-    }
-    return dx;
   }
 };
 
@@ -154,40 +134,6 @@ struct TfAttention {
     }
     return (block<2, 2>(w, off + 18) * o).colwise() + block<2, 1>(w, off + 22);
   }
-
-  /// From d loss / d output: adds the parameter gradient, returns d loss / d (query, kv).
-  std::pair<Mat2X, Mat2X> backward(const double* w, std::size_t off, const Mat2X& dout, double* grad) const {
-    const auto w_in = block<6, 2>(w, off);
-    block<2, 2>(grad, off + 18) += dout * o.transpose();
-    block<2, 1>(grad, off + 22) += dout.rowwise().sum();
-    const Mat2X dO = block<2, 2>(w, off + 18).transpose() * dout;
-    Mat2X dq(2, q.cols()), dk(2, k.cols()), dv(2, v.cols());
-    for (int h = 0; h < 2; ++h) {
-      const auto hs = static_cast<std::size_t>(h);
-      const Eigen::MatrixXd& A = a[hs];
-      const bool masked = mask[hs].size() > 0;
-      const Eigen::MatrixXd ad = masked ? Eigen::MatrixXd(A.cwiseProduct(mask[hs])) : A;
-      Eigen::MatrixXd da = dO.row(h).transpose() * v.row(h);  // Lq × Lk
-      dv.row(h) = (ad.transpose() * dO.row(h).transpose()).transpose();
-      if (masked) da = da.cwiseProduct(mask[hs]);
-      Eigen::MatrixXd ds = A.cwiseProduct(da);
-      const Eigen::VectorXd rs = ds.rowwise().sum();
-      ds -= A.cwiseProduct(rs.replicate(1, A.cols()));
-      dq.row(h) = (ds * k.row(h).transpose()).transpose();
-      dk.row(h) = (ds.transpose() * q.row(h).transpose()).transpose();
-    }
-    auto g_in = block<6, 2>(grad, off);
-    auto gb_in = block<6, 1>(grad, off + 12);
-    g_in.topRows<2>() += dq * xq.transpose();
-    g_in.middleRows<2>(2) += dk * xkv.transpose();
-    g_in.bottomRows<2>() += dv * xkv.transpose();
-    gb_in.head<2>() += dq.rowwise().sum();
-    gb_in.segment<2>(2) += dk.rowwise().sum();
-    gb_in.tail<2>() += dv.rowwise().sum();
-    Mat2X dxq = w_in.topRows<2>().transpose() * dq;
-    Mat2X dxkv = w_in.middleRows<2>(2).transpose() * dk + w_in.bottomRows<2>().transpose() * dv;
-    return {std::move(dxq), std::move(dxkv)};
-  }
 };
 
 /// Dropout factors (0 or 1/(1-p)) for a 2 × n block (all ones without dropout).
@@ -208,16 +154,6 @@ struct TfFeedForward {
     mask = tf_dropout_mask(x.cols(), p, rng);
     hidden = pre.cwiseMax(0.0).cwiseProduct(mask);
     return (block<2, 2>(w, l2) * hidden).colwise() + block<2, 1>(w, l2 + 4);
-  }
-  Mat2X backward(const double* w, std::size_t l1, std::size_t l2, const Mat2X& dout, double* grad) const {
-    block<2, 2>(grad, l2) += dout * hidden.transpose();
-    block<2, 1>(grad, l2 + 4) += dout.rowwise().sum();
-    Mat2X dpre = (block<2, 2>(w, l2).transpose() * dout).cwiseProduct(mask);
-    for (Eigen::Index i = 0; i < dpre.size(); ++i)
-      if (!(pre.data()[i] > 0)) dpre.data()[i] = 0.0;
-    block<2, 2>(grad, l1) += dpre * x.transpose();
-    block<2, 1>(grad, l1 + 4) += dpre.rowwise().sum();
-    return block<2, 2>(w, l1).transpose() * dpre;
   }
 };
 
@@ -254,30 +190,6 @@ struct TfRow {
     const Mat2X y3 = dec_n3.forward(y2 + f.cwiseProduct(dec_m3), w + O::dec_n3, w + O::dec_n3 + 2);
     dec_out = dec_norm.forward(y3, w + O::dec_norm, w + O::dec_norm + 2);
     return w[O::fc] * dec_out(0, 0) + w[O::fc + 1] * dec_out(1, 0) + w[O::fc + 2];
-  }
-
-  /// Backpropagates d loss / d ln S into `grad`.
-  void backward(const double* w, double dz, double* grad) const {
-    using O = TfOffsets;
-    grad[O::fc] += dz * dec_out(0, 0);
-    grad[O::fc + 1] += dz * dec_out(1, 0);
-    grad[O::fc + 2] += dz;
-    Mat2X d(2, 1);
-    d << dz * w[O::fc], dz * w[O::fc + 1];
-    d = dec_norm.backward(d, w + O::dec_norm, grad, O::dec_norm);
-    d = dec_n3.backward(d, w + O::dec_n3, grad, O::dec_n3);                                  // d r5
-    Mat2X dy2 = d + dec_ff.backward(w, O::dec_l1, O::dec_l2, d.cwiseProduct(dec_m3), grad);  // through the residual
-    dy2 = dec_n2.backward(dy2, w + O::dec_n2, grad, O::dec_n2);                              // d r4
-    const auto [dy1_q, dmem] = dec_ca.backward(w, O::dec_ca, dy2.cwiseProduct(dec_m2), grad);
-    Mat2X dy1 = dy2 + dy1_q;
-    dy1 = dec_n1.backward(dy1, w + O::dec_n1, grad, O::dec_n1);  // d r3 (its input, the zero target, is data)
-    dec_sa.backward(w, O::dec_sa, dy1.cwiseProduct(dec_m1), grad);
-    // encoder
-    Mat2X dx2 = enc_norm.backward(dmem, w + O::enc_norm, grad, O::enc_norm);
-    dx2 = enc_n2.backward(dx2, w + O::enc_n2, grad, O::enc_n2);  // d r2
-    Mat2X dx1 = dx2 + enc_ff.backward(w, O::enc_l1, O::enc_l2, dx2.cwiseProduct(enc_m2), grad);
-    dx1 = enc_n1.backward(dx1, w + O::enc_n1, grad, O::enc_n1);  // d r1 (its input x is data)
-    enc_sa.backward(w, O::enc_sa, dx1.cwiseProduct(enc_m1), grad);
   }
 };
 
@@ -379,7 +291,7 @@ struct Transformer : NeuralBase<Transformer, 127> {
   double predict(std::span<const double, 127> w, std::span<const data::Step> history, double t) const {
     detail::TfRow row;
     const double z = row.forward(w.data(), source(history), 0.0, nullptr);
-    return detail::power_curve(t, std::exp(z)).first;
+    return detail::power_curve_half(t, std::exp(z));
   }
 
   Batch make_batch(std::span<const detail::SeqSource> seqs) const {
@@ -387,50 +299,9 @@ struct Transformer : NeuralBase<Transformer, 127> {
     for (const auto& s : b.seqs) b.rows += s.targets.size();
     return b;
   }
-
-  /// Σ weight·BCE over the batch (no dropout); gradient added to `grad` when given.
-  double batch_loss(std::span<const double, 127> w, const Batch& b, double* grad) const {
-    return loss_impl(w, b, grad, 0.0, 0);
-  }
-
-  /// The same with training-mode dropout: masks drawn from a generator seeded
-  /// by `stream` and the row's position in the batch.
-  double batch_loss_dropout(std::span<const double, 127> w, const Batch& b, double* grad, std::uint64_t stream) const {
-    return loss_impl(w, b, grad, dropout, stream);
-  }
-
-  std::array<double, 127> train(const data::Dataset& ds, std::span<const std::size_t> rows,
-                                std::span<const double> weights, optim::TrainMode mode) const {
-    return detail::fine_tune(*this, ds, rows, weights, mode);
-  }
-
-  NeuralWeights pretrain(std::span<const data::Dataset> users, const PretrainOptions& opt = {}) const {
-    return detail::pretrain_pooled(*this, users, opt);
-  }
-
- private:
-  double loss_impl(std::span<const double, 127> w, const Batch& b, double* grad, double p, std::uint64_t stream) const {
-    double loss = 0;
-    detail::TfRow row;
-    for (std::size_t r = 0; r < b.seqs.size(); ++r) {
-      const detail::SeqSource& src = b.seqs[r];
-      std::optional<detail::InitRng> rng;
-      if (p > 0) {
-        detail::InitRng mix(stream * 0x9e3779b97f4a7c15ULL + r);
-        rng.emplace(mix.next());
-      }
-      const double z = row.forward(w.data(), source(src.steps()), p, rng ? &*rng : nullptr);
-      for (const detail::SeqTarget& t : src.targets) {
-        const auto [pr, dp] = detail::power_curve(t.delta_t, std::exp(z));
-        loss += t.weight * optim::bce(pr, t.y);
-        if (grad) row.backward(w.data(), detail::bce_coefficient(pr, t.y, t.weight) * dp, grad);
-      }
-    }
-    return loss;
-  }
 };
 
 static_assert(layout_size(Transformer::layout()) == 127);
-static_assert(SelfTrained<Transformer>);
+static_assert(NeuralNetwork<Transformer>);
 
 }  // namespace srs::models

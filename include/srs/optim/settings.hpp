@@ -65,4 +65,21 @@ struct TrainOptions {
   std::function<void(int, double)> on_epoch{};
 };
 
+/// The training procedure of a neural memory model (srs::NeuralNetwork), with
+/// static members `train(model, dataset, rows, weights, options)` (per-user
+/// fine-tuning; of the options only `mode` applies) and `pretrain(model, users,
+/// options)`. Specialised in srs/optim/trainers/neural.hpp (GRU, GRU-P,
+/// Transformer, NN-17: the reference Trainer) and srs/optim/trainers/lstm.hpp
+/// (LSTM: its own fine-tuning and Reptile), which need Eigen; declared here so
+/// that the evaluator can name it without Eigen. Include one of those headers
+/// before evaluating a neural model.
+template <class M>
+struct NetworkTrainer;
+
+/// Whether NetworkTrainer<M> is defined here (its header included).
+template <class M>
+concept HasNetworkTrainer = requires {
+  sizeof(NetworkTrainer<M>);
+};
+
 }  // namespace srs::optim
