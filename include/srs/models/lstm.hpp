@@ -71,7 +71,7 @@
 /// This header holds the network (its forward pass, whose layers keep what
 /// the backward pass reads) and its settings; the hand-written gradient is
 /// optim::batch_loss (srs/optim/kernels/lstm.hpp), the fine-tuning and Reptile
-/// are optim::NetworkTrainer<Lstm> (srs/optim/trainers/neural.hpp).
+/// are optim::NetworkTrainer<Lstm> (srs/optim/trainers/lstm.hpp).
 #pragma once
 
 #include <algorithm>    // std::clamp, std::fill_n

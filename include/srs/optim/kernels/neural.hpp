@@ -20,8 +20,9 @@
 /// are the models'; their backward passes are here. The trainers that use
 /// these kernels are in srs/optim/trainers/neural.hpp and lstm.hpp;
 /// tests/optim/neural_kernels.test.cpp checks every kernel's gradient against
-/// central finite differences (and, for GRU, GRU-P and NN-17, against
-/// forward-mode Dual through the models' templated `predict`).
+/// central finite differences, every kernel's loss against the models' own
+/// predictions, and the GRU's and NN-17's gradients against forward-mode Dual
+/// through the models' templated `predict`.
 #pragma once
 
 #include <cmath>    // std::tanh

@@ -7,7 +7,7 @@
 /// and backpropagates by hand through the step rules; clamps pass the gradient
 /// inside their bounds, inclusive, as torch.clamp. The recorded step is the
 /// model's step (models::Nn17::predict, templated on the scalar) in double,
-/// written here with its tape; tests/models/nn17.test.cpp checks its loss
+/// written here with its tape; tests/optim/neural_kernels.test.cpp checks its loss
 /// against the model's predictions and its gradient against forward-mode Dual
 /// through them.
 #pragma once

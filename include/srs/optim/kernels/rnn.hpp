@@ -11,9 +11,9 @@
 ///     dW_ih = Σ [da_r; da_z; da_n] xᵀ       dW_hh = Σ [da_r; da_z; da_n ⊙ r] hᵀ
 ///
 /// The model's `predict` is the same network written once more as a scalar
-/// step templated on the scalar type (models::detail::gru_step): the tests
-/// check this kernel's loss against it and its gradient against forward-mode
-/// Dual through it.
+/// step templated on the scalar type (models::detail::gru_step):
+/// tests/optim/neural_kernels.test.cpp checks this kernel's loss against it
+/// (GRU, GRU-P) and the GRU's gradient against forward-mode Dual through it.
 #pragma once
 
 #include <cmath>    // std::exp
