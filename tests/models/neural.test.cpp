@@ -279,6 +279,11 @@ TEST_CASE("training loop: InadequateData without usable rows, defaults mode, poo
   CHECK(std::get<double>(info(a, "train_loss")) > 0);
   const NeuralWeights nn17 = srs::optim::pretrain(srs::models::Nn17{}, users, po);
   CHECK(std::get<std::string>(info(nn17, "optimizer")) == "Adam");
+  // Without options: the model's own pretraining settings (pretrain.py's: 32 epochs).
+  const srs::models::Gru gru;
+  const NeuralWeights g = srs::optim::pretrain(gru, users);
+  CHECK(std::get<std::int64_t>(info(g, "epochs")) == 32);
+  CHECK(g.params == srs::optim::pretrain(gru, users, gru.pretraining()).params);
   const fs::path path = fs::path(SRS_TEST_BINARY_DIR) / "grup_weights_pretrain.json";
   GruP::save_weights(path, a);
   GruP loaded;
