@@ -18,8 +18,8 @@
 #include <vector>     // std::vector
 
 #include <srs/models/lstm.hpp>          // srs::models::Lstm
-#include <srs/optim/trainers/lstm.hpp>  // srs::optim::batch_loss (LSTM kernel), optim::pretrain
-#include <support/neural_check.hpp>     // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/optim/trainers/lstm.hpp>  // srs::optim::pretrain, optim::train (LSTM)
+#include <support/neural_check.hpp>     // srs::test::random_cards, perturbed_params, rows_loss
 
 namespace {
 

@@ -13,11 +13,10 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/core/dual.hpp>              // srs::core::Dual
 #include <srs/models/avg.hpp>             // srs::models::Avg
 #include <srs/models/nn17.hpp>            // srs::models::Nn17
-#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss (NN-17 kernel), optim::train
-#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::train (NN-17)
+#include <support/neural_check.hpp>       // srs::test::random_cards, perturbed_params, rows_loss
 
 namespace {
 

@@ -15,11 +15,10 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
-#include <srs/core/dual.hpp>              // srs::core::Dual
 #include <srs/models/avg.hpp>             // srs::models::Avg
 #include <srs/models/rnn.hpp>             // srs::models::Gru, GruP
-#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss (GRU kernel), optim::train
-#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss, optim::train (GRU, GRU-P)
+#include <support/neural_check.hpp>       // srs::test::random_cards, perturbed_params, batches_of, rows_loss
 
 namespace {
 

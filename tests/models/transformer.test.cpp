@@ -12,12 +12,11 @@
 #include <cmath>    // std::pow, std::abs
 #include <cstddef>  // std::size_t
 #include <span>     // std::span
-#include <string>   // std::string
 #include <vector>   // std::vector
 
 #include <srs/models/transformer.hpp>     // srs::models::Transformer
 #include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss, batch_loss_dropout (Transformer kernel)
-#include <support/neural_check.hpp>       // srs::test::random_cards, check_gradient, batches_of, rows_loss
+#include <support/neural_check.hpp>       // srs::test::random_cards, perturbed_params, batches_of, rows_loss
 
 namespace {
 
