@@ -77,6 +77,33 @@ void nk_check_gru_blocks(const M& m, std::uint64_t seed) {
   CHECK_MESSAGE(rep.zero_blocks.empty(), "blocks without gradient: " << rep.zero_blocks.size());
 }
 
+/// The forward-mode Dual loss Σ BCE through the model's templated predict()
+/// (PyTorch's BCE: the log clamped at -100), and the kernel's loss and gradient
+/// over the model's batches of the same rows, at `w`.
+template <class M>
+struct NkDualCheck {
+  srs::core::Dual<double, M::num_params> dual;
+  double loss = 0;
+  std::vector<double> grad;
+};
+template <class M>
+NkDualCheck<M> nk_dual_and_kernel(const M& m, const std::array<double, M::num_params>& w,
+                                  const srs::data::Dataset& ds) {
+  constexpr std::size_t N = M::num_params;
+  using D = srs::core::Dual<double, N>;
+  std::array<D, N> wd;
+  for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
+  NkDualCheck<M> out{D(0.0), 0.0, std::vector<double>(N, 0.0)};
+  for (const auto& it : ds.items) {
+    const D p = m.predict(std::span<const D, N>(wd), ds.history(it), it.delta_t);
+    const D q = it.y ? p : 1.0 - p;
+    out.dual = out.dual - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
+  }
+  for (const auto& b : srs::test::batches_of(m, ds))
+    out.loss += srs::optim::batch_loss(m, std::span<const double, N>(w), b, out.grad.data());
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("GRU, GRU-P: the packed batch over cards predicts exactly what predict() does, row by row") {
@@ -111,23 +138,10 @@ TEST_CASE("GRU, GRU-P: reverse-mode gradient matches central differences for eve
 }
 
 TEST_CASE("GRU: reverse-mode gradient equals the Dual-number gradient of predict()") {
-  using D = srs::core::Dual<double, 39>;
   const Gru m;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto ds = srs::test::random_cards(seed + 10, 20);
-    const auto w = nk_gru_params(m, seed);
-    std::array<D, 39> wd;
-    for (std::size_t k = 0; k < 39; ++k) wd[k] = D::variable(w[k], k);
-    D loss(0.0);
-    for (const auto& it : ds.items) {
-      const D p = m.predict(std::span<const D, 39>(wd), ds.history(it), it.delta_t);
-      const D q = it.y ? p : 1.0 - p;  // PyTorch's BCE: the log clamped at -100
-      loss = loss - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
-    }
-    std::vector<double> g(39, 0.0);
-    double l = 0;
-    for (const auto& b : srs::test::batches_of(m, ds))
-      l += srs::optim::batch_loss(m, std::span<const double, 39>(w), b, g.data());
+    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_gru_params(m, seed), ds);
     CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
     for (std::size_t k = 0; k < 39; ++k) {
       INFO("parameter " << k);
@@ -198,23 +212,10 @@ TEST_CASE("NN-17: reverse-mode gradient matches central differences for every pa
 }
 
 TEST_CASE("NN-17: reverse-mode gradient equals the Dual-number gradient of predict()") {
-  using D = srs::core::Dual<double, 39>;
   const Nn17 m;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     const auto ds = srs::test::random_cards(seed + 20, 20);
-    const auto w = nk_nn17_params(seed);
-    std::array<D, 39> wd;
-    for (std::size_t k = 0; k < 39; ++k) wd[k] = D::variable(w[k], k);
-    D loss(0.0);
-    for (const auto& it : ds.items) {
-      const D p = m.predict(std::span<const D, 39>(wd), ds.history(it), it.delta_t);
-      const D q = it.y ? p : 1.0 - p;  // PyTorch's BCE: the log clamped at -100
-      loss = loss - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
-    }
-    std::vector<double> g(39, 0.0);
-    double l = 0;
-    for (const auto& b : srs::test::batches_of(m, ds))
-      l += srs::optim::batch_loss(m, std::span<const double, 39>(w), b, g.data());
+    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_nn17_params(seed), ds);
     CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
     for (std::size_t k = 0; k < 39; ++k) {
       INFO("seed " << seed << ", parameter " << k);
