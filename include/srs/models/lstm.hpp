@@ -81,6 +81,7 @@
 #include <cstdint>      // std::uint64_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
+#include <utility>      // std::move
 #include <vector>       // std::vector
 
 #include <Eigen/Core>  // Eigen::Matrix
@@ -160,18 +161,21 @@ template <int In>
 struct LstmLinearSilu {
   Eigen::Matrix<double, In, Eigen::Dynamic> x;
   Mat20 a;
+  Mat20 sig_a;  ///< σ(a), which the SiLU and the backward pass read
 
-  Mat20 forward(const double* w, std::size_t off, const Eigen::Matrix<double, In, Eigen::Dynamic>& in) {
-    x = in;
+  Mat20 forward(const double* w, std::size_t off, Eigen::Matrix<double, In, Eigen::Dynamic> in) {
+    x = std::move(in);
     a = (block<20, In>(w, off) * x).colwise() + block<20, 1>(w, off + 20 * In);
-    return (a.array() * sigmoid_array(a.array())).matrix();
+    sig_a = sigmoid_array(a.array()).matrix();
+    return (a.array() * sig_a.array()).matrix();
   }
 };
 
 /// One LSTM layer (20 → 20) over a packed batch, with its cache.
 struct LstmLayer {
   Mat20 x, hprev, cprev, c;
-  Mat80 gates;  ///< activated gates i, f, g, o
+  Mat20 tanh_c;  ///< tanh(c), which h and the backward pass read
+  Mat80 gates;   ///< activated gates i, f, g, o
 
   Mat20 forward(const double* w, std::size_t off, const Mat20& in, const std::vector<std::size_t>& offset) {
     using O = LstmOffsets;
@@ -183,6 +187,7 @@ struct LstmLayer {
     hprev.resize(20, P);
     cprev.resize(20, P);
     c.resize(20, P);
+    tanh_c.resize(20, P);
     gates.resize(80, P);
     Mat20 h(20, P);
     Mat80 g;
@@ -207,7 +212,8 @@ struct LstmLayer {
       c.middleCols(o, m) = (gt.middleRows(20, 20).array() * cprev.middleCols(o, m).array() +
                             gt.topRows(20).array() * gt.middleRows(40, 20).array())
                                .matrix();
-      h.middleCols(o, m) = (gt.bottomRows(20).array() * c.middleCols(o, m).array().tanh()).matrix();
+      tanh_c.middleCols(o, m) = c.middleCols(o, m).array().tanh().matrix();
+      h.middleCols(o, m) = (gt.bottomRows(20).array() * tanh_c.middleCols(o, m).array()).matrix();
     }
     return h;
   }

@@ -50,7 +50,7 @@ template <int In>
 Eigen::Matrix<double, In, Eigen::Dynamic> lstm_backward(const models::detail::LstmLinearSilu<In>& l, const double* w,
                                                         std::size_t off, const Mat20& dy, double* grad,
                                                         bool need_dx = true) {
-  const auto s = models::detail::sigmoid_array(l.a.array()).eval();
+  const auto s = l.sig_a.array();
   const Mat20 da = (dy.array() * s * (1.0 + l.a.array() * (1.0 - s))).matrix();
   block<20, In>(grad, off) += da * l.x.transpose();
   block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
@@ -72,7 +72,7 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
     const auto m = static_cast<Eigen::Index>(offset[s + 1] - offset[s]);
     const auto gt = l.gates.middleCols(o, m).array();
     const auto ig = gt.topRows(20), fg = gt.middleRows(20, 20), gg = gt.middleRows(40, 20), og = gt.bottomRows(20);
-    const auto tc = l.c.middleCols(o, m).array().tanh().eval();
+    const auto tc = l.tanh_c.middleCols(o, m).array();
     const auto dhs = dh.middleCols(o, m).array();
     const Eigen::Array<double, 20, Eigen::Dynamic> dcs = dc.middleCols(o, m).array() + dhs * og * (1.0 - tc * tc);
     auto d = dg.middleCols(o, m);
@@ -88,8 +88,9 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
   }
   block<80, 20>(grad, off + O::ih) += dg * l.x.transpose();
   block<80, 20>(grad, off + O::hh) += dg * l.hprev.transpose();
-  block<80, 1>(grad, off + O::bih) += dg.rowwise().sum();
-  block<80, 1>(grad, off + O::bhh) += dg.rowwise().sum();
+  const Eigen::Matrix<double, 80, 1> db = dg.rowwise().sum();
+  block<80, 1>(grad, off + O::bih) += db;
+  block<80, 1>(grad, off + O::bhh) += db;
   return block<80, 20>(w, off + O::ih).transpose() * dg;
 }
 
