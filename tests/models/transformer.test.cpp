@@ -95,7 +95,8 @@ TEST_CASE("Transformer: FSRS-4.5 power curve in Δ, no positional encoding, a ro
   srs::models::detail::Mat2X x(2, 2);
   x << 3.0, -0.5, 1.0, 0.5;
   const double gamma[2] = {1.0, 1.0}, beta[2] = {0.0, 0.0};
-  const auto y = ln.forward(x, gamma, beta);
+  srs::models::detail::Mat2X y;
+  ln.forward(x, gamma, beta, y);
   CHECK(y(0, 0) == doctest::Approx(1.0 / std::sqrt(1.0 + 4e-5 / 4.0)).epsilon(1e-14));
   CHECK(y(1, 0) == doctest::Approx(-y(0, 0)).epsilon(1e-14));
   CHECK(y(0, 1) == doctest::Approx(-1.0 / std::sqrt(1.0 + 4e-5 / 1.0)).epsilon(1e-14));

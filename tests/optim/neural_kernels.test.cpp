@@ -9,14 +9,16 @@
 //     the models' templated predict().
 #include <doctest/doctest.h>
 
-#include <array>    // std::array
-#include <cmath>    // std::exp
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::uint64_t
-#include <memory>   // std::unique_ptr
-#include <span>     // std::span
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <algorithm>  // std::reverse
+#include <array>      // std::array
+#include <cmath>      // std::exp
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint64_t
+#include <memory>     // std::unique_ptr
+#include <span>       // std::span
+#include <string>     // std::string
+#include <utility>    // std::swap
+#include <vector>     // std::vector
 
 #include <srs/core/dual.hpp>                  // srs::core::Dual
 #include <srs/models/lstm.hpp>                // srs::models::Lstm
@@ -252,4 +254,27 @@ TEST_CASE("Transformer: reverse-mode gradient matches central differences for ev
       CHECK(rep.zero_blocks[0] == dec_sa_w);
     }
   }
+}
+
+TEST_CASE("Transformer: the buffers kept from row to row change nothing (rows of changing lengths)") {
+  // The kernel keeps its buffers from one row to the next; a batch whose
+  // lengths go down, up and back must give the loss and gradient of its rows
+  // taken one batch each, in the same order, to the bit.
+  const Transformer m;
+  const auto w = nk_tf_params(4);
+  const auto ws = std::span<const double, 127>(w);
+  const auto ds = srs::test::random_cards(5, 12, 12);
+  std::vector<srs::models::detail::SeqSource> seqs;
+  for (const auto& b : srs::test::batches_of(m, ds, 512)) seqs.insert(seqs.end(), b.seqs.begin(), b.seqs.end());
+  REQUIRE(seqs.size() > 20);
+  std::reverse(seqs.begin(), seqs.end());                                                // longest first
+  for (std::size_t k = 0; k + 1 < seqs.size(); k += 3) std::swap(seqs[k], seqs[k + 1]);  // and some back up
+  REQUIRE(seqs.front().steps().size() != seqs.back().steps().size());
+  const Transformer::Batch all = m.make_batch(seqs);
+  std::vector<double> g_all(127, 0.0), g_one(127, 0.0);
+  const double l_all = srs::optim::batch_loss(m, ws, all, g_all.data());
+  double l_one = 0;
+  for (const auto& s : seqs) l_one += srs::optim::batch_loss(m, ws, m.make_batch({&s, 1}), g_one.data());
+  CHECK(l_all == l_one);
+  CHECK(g_all == g_one);
 }

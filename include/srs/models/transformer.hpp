@@ -80,7 +80,8 @@ struct TfLayerNorm {
   Mat2X xhat;
   Eigen::RowVectorXd inv;  ///< 1 / sqrt(var + ε) per column
 
-  Mat2X forward(const Mat2X& x, const double* gamma, const double* beta) {
+  /// y = LN(x); `y` is not `x`.
+  void forward(const Mat2X& x, const double* gamma, const double* beta, Mat2X& y) {
     const Eigen::Index n = x.cols();
     xhat.resize(2, n);
     inv.resize(n);
@@ -91,9 +92,8 @@ struct TfLayerNorm {
       xhat(0, c) = d0 * inv(c);
       xhat(1, c) = d1 * inv(c);
     }
-    Mat2X y(2, n);
+    y.resize(2, n);
     for (int r = 0; r < 2; ++r) y.row(r) = xhat.row(r) * gamma[r] + Eigen::RowVectorXd::Constant(n, beta[r]);
-    return y;
   }
 };
 
@@ -103,8 +103,11 @@ struct TfAttention {
   Mat2X xq, xkv, q, k, v, o;
   std::array<Eigen::MatrixXd, 2> a;     ///< softmax weights per head (Lq × Lk)
   std::array<Eigen::MatrixXd, 2> mask;  ///< dropout factors per head (empty: none)
+  Eigen::MatrixXd dropped;              ///< scratch: a head's weights after dropout
 
-  Mat2X forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout, InitRng* rng) {
+  /// out = attention(query, kv); `out` is neither input.
+  void forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout, InitRng* rng,
+               Mat2X& out) {
     xq = query;
     xkv = kv;
     const auto w_in = block<6, 2>(w, off);
@@ -113,47 +116,49 @@ struct TfAttention {
     k = (w_in.middleRows<2>(2) * xkv).colwise() + b_in.segment<2>(2);
     v = (w_in.bottomRows<2>() * xkv).colwise() + b_in.tail<2>();
     o.resize(2, xq.cols());
+    // The buffers keep their memory from row to row (rows of one length follow each other).
     for (int h = 0; h < 2; ++h) {
-      Eigen::MatrixXd s = q.row(h).transpose() * k.row(h);  // Lq × Lk
+      Eigen::MatrixXd& s = a[static_cast<std::size_t>(h)];
+      s.noalias() = q.row(h).transpose() * k.row(h);  // Lq × Lk
       for (Eigen::Index i = 0; i < s.rows(); ++i) {
         const double mx = s.row(i).maxCoeff();
         s.row(i) = (s.row(i).array() - mx).exp().matrix();
         s.row(i) /= s.row(i).sum();
       }
-      a[static_cast<std::size_t>(h)] = s;
       Eigen::MatrixXd& m = mask[static_cast<std::size_t>(h)];
       if (rng && dropout > 0) {
         m.resize(s.rows(), s.cols());
         for (Eigen::Index i = 0; i < m.size(); ++i)
           m.data()[i] = rng->uniform() < dropout ? 0.0 : 1.0 / (1.0 - dropout);
-        s = s.cwiseProduct(m);
+        dropped = s.cwiseProduct(m);
+        o.row(h).transpose().noalias() = dropped * v.row(h).transpose();
       } else {
         m.resize(0, 0);
+        o.row(h).transpose().noalias() = s * v.row(h).transpose();
       }
-      o.row(h) = (s * v.row(h).transpose()).transpose();
     }
-    return (block<2, 2>(w, off + 18) * o).colwise() + block<2, 1>(w, off + 22);
+    out = (block<2, 2>(w, off + 18) * o).colwise() + block<2, 1>(w, off + 22);
   }
 };
 
-/// Dropout factors (0 or 1/(1-p)) for a 2 × n block (all ones without dropout).
-inline Mat2X tf_dropout_mask(Eigen::Index n, double p, InitRng* rng) {
-  Mat2X m = Mat2X::Ones(2, n);
+/// Dropout factors (0 or 1/(1-p)) for a 2 × n block (all ones without dropout), into `m`.
+inline void tf_dropout_mask(Eigen::Index n, double p, InitRng* rng, Mat2X& m) {
+  m.setOnes(2, n);
   if (rng && p > 0)
     for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng->uniform() < p ? 0.0 : 1.0 / (1.0 - p);
-  return m;
 }
 
 /// The feed-forward block W2 (dropout(relu(W1 x + b1))) + b2, with its cache.
 struct TfFeedForward {
   Mat2X x, pre, hidden, mask;
 
-  Mat2X forward(const double* w, std::size_t l1, std::size_t l2, const Mat2X& in, double p, InitRng* rng) {
+  /// out = the block at `in`; `out` is not `in`.
+  void forward(const double* w, std::size_t l1, std::size_t l2, const Mat2X& in, double p, InitRng* rng, Mat2X& out) {
     x = in;
     pre = (block<2, 2>(w, l1) * x).colwise() + block<2, 1>(w, l1 + 4);
-    mask = tf_dropout_mask(x.cols(), p, rng);
+    tf_dropout_mask(x.cols(), p, rng, mask);
     hidden = pre.cwiseMax(0.0).cwiseProduct(mask);
-    return (block<2, 2>(w, l2) * hidden).colwise() + block<2, 1>(w, l2 + 4);
+    out = (block<2, 2>(w, l2) * hidden).colwise() + block<2, 1>(w, l2 + 4);
   }
 };
 
@@ -164,31 +169,40 @@ struct TfRow {
   TfLayerNorm enc_n1, enc_n2, enc_norm, dec_n1, dec_n2, dec_n3, dec_norm;
   Mat2X enc_m1, enc_m2, dec_m1, dec_m2, dec_m3;  // dropout factors after attention / feed-forward
   Mat2X dec_out;
+  // The layers' outputs: kept, like every buffer here, from row to row, so
+  // that rows of one length (which follow each other) allocate nothing.
+  Mat2X x1, x2, mem, y0, y1, y2, y3;
+  Mat2X enc_block, enc_sum, dec_block, dec_sum;  // a block's output, the residual sum (2 × L; 2 × 1)
 
   /// ln S of the row whose history is `x` (2 × L).
   double forward(const double* w, const Mat2X& x, double p, InitRng* rng) {
     using O = TfOffsets;
     const Eigen::Index n = x.cols();
     // encoder
-    const Mat2X sa = enc_sa.forward(w, O::enc_sa, x, x, p, rng);
-    enc_m1 = tf_dropout_mask(n, p, rng);
-    const Mat2X x1 = enc_n1.forward(x + sa.cwiseProduct(enc_m1), w + O::enc_n1, w + O::enc_n1 + 2);
-    const Mat2X ff = enc_ff.forward(w, O::enc_l1, O::enc_l2, x1, p, rng);
-    enc_m2 = tf_dropout_mask(n, p, rng);
-    const Mat2X x2 = enc_n2.forward(x1 + ff.cwiseProduct(enc_m2), w + O::enc_n2, w + O::enc_n2 + 2);
-    const Mat2X mem = enc_norm.forward(x2, w + O::enc_norm, w + O::enc_norm + 2);
+    enc_sa.forward(w, O::enc_sa, x, x, p, rng, enc_block);
+    tf_dropout_mask(n, p, rng, enc_m1);
+    enc_sum = x + enc_block.cwiseProduct(enc_m1);
+    enc_n1.forward(enc_sum, w + O::enc_n1, w + O::enc_n1 + 2, x1);
+    enc_ff.forward(w, O::enc_l1, O::enc_l2, x1, p, rng, enc_block);
+    tf_dropout_mask(n, p, rng, enc_m2);
+    enc_sum = x1 + enc_block.cwiseProduct(enc_m2);
+    enc_n2.forward(enc_sum, w + O::enc_n2, w + O::enc_n2 + 2, x2);
+    enc_norm.forward(x2, w + O::enc_norm, w + O::enc_norm + 2, mem);
     // decoder, one zero target
-    const Mat2X y0 = Mat2X::Zero(2, 1);
-    const Mat2X dsa = dec_sa.forward(w, O::dec_sa, y0, y0, p, rng);
-    dec_m1 = tf_dropout_mask(1, p, rng);
-    const Mat2X y1 = dec_n1.forward(y0 + dsa.cwiseProduct(dec_m1), w + O::dec_n1, w + O::dec_n1 + 2);
-    const Mat2X ca = dec_ca.forward(w, O::dec_ca, y1, mem, p, rng);
-    dec_m2 = tf_dropout_mask(1, p, rng);
-    const Mat2X y2 = dec_n2.forward(y1 + ca.cwiseProduct(dec_m2), w + O::dec_n2, w + O::dec_n2 + 2);
-    const Mat2X f = dec_ff.forward(w, O::dec_l1, O::dec_l2, y2, p, rng);
-    dec_m3 = tf_dropout_mask(1, p, rng);
-    const Mat2X y3 = dec_n3.forward(y2 + f.cwiseProduct(dec_m3), w + O::dec_n3, w + O::dec_n3 + 2);
-    dec_out = dec_norm.forward(y3, w + O::dec_norm, w + O::dec_norm + 2);
+    y0.setZero(2, 1);
+    dec_sa.forward(w, O::dec_sa, y0, y0, p, rng, dec_block);
+    tf_dropout_mask(1, p, rng, dec_m1);
+    dec_sum = y0 + dec_block.cwiseProduct(dec_m1);
+    dec_n1.forward(dec_sum, w + O::dec_n1, w + O::dec_n1 + 2, y1);
+    dec_ca.forward(w, O::dec_ca, y1, mem, p, rng, dec_block);
+    tf_dropout_mask(1, p, rng, dec_m2);
+    dec_sum = y1 + dec_block.cwiseProduct(dec_m2);
+    dec_n2.forward(dec_sum, w + O::dec_n2, w + O::dec_n2 + 2, y2);
+    dec_ff.forward(w, O::dec_l1, O::dec_l2, y2, p, rng, dec_block);
+    tf_dropout_mask(1, p, rng, dec_m3);
+    dec_sum = y2 + dec_block.cwiseProduct(dec_m3);
+    dec_n3.forward(dec_sum, w + O::dec_n3, w + O::dec_n3 + 2, y3);
+    dec_norm.forward(y3, w + O::dec_norm, w + O::dec_norm + 2, dec_out);
     return w[O::fc] * dec_out(0, 0) + w[O::fc + 1] * dec_out(1, 0) + w[O::fc + 2];
   }
 };
@@ -277,13 +291,17 @@ struct Transformer : NeuralBase<Transformer, 127> {
 
   void clamp(std::span<double, 127>) const {}
 
-  /// The history as the source matrix (t_j, r_j), 2 × L.
-  static detail::Mat2X source(std::span<const data::Step> history) {
-    detail::Mat2X x(2, static_cast<Eigen::Index>(history.size()));
+  /// The history as the source matrix (t_j, r_j), 2 × L, into `x`.
+  static void source(std::span<const data::Step> history, detail::Mat2X& x) {
+    x.resize(2, static_cast<Eigen::Index>(history.size()));
     for (std::size_t j = 0; j < history.size(); ++j) {
       x(0, static_cast<Eigen::Index>(j)) = history[j].t;
       x(1, static_cast<Eigen::Index>(j)) = static_cast<double>(history[j].rating);
     }
+  }
+  static detail::Mat2X source(std::span<const data::Step> history) {
+    detail::Mat2X x;
+    source(history, x);
     return x;
   }
 
