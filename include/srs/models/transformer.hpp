@@ -44,7 +44,7 @@
 /// optim::NetworkTrainer (srs/optim/trainers/neural.hpp).
 #pragma once
 
-#include <algorithm>         // std::fill
+#include <algorithm>         // std::fill, std::max
 #include <array>             // std::array
 #include <cmath>             // std::exp, std::sqrt
 #include <cstddef>           // std::size_t
@@ -97,6 +97,13 @@ struct TfLayerNorm {
   }
 };
 
+/// Dropout factors for n entries: 0 with probability p, else 1/(1-p), one
+/// uniform draw each (0 when the draw is < p), without a branch per entry.
+inline void fill_dropout_factors(double* out, Eigen::Index n, double p, InitRng& rng) {
+  const double keep = 1.0 / (1.0 - p);
+  for (Eigen::Index i = 0; i < n; ++i) out[i] = static_cast<double>(!(rng.uniform() < p)) * keep;
+}
+
 /// Multi-head attention (2 heads of dimension 1) with its cache. Parameters at
 /// `off`: in_proj_weight (6×2), in_proj_bias (6), out_proj.weight (2×2), out_proj.bias (2).
 struct TfAttention {
@@ -104,6 +111,25 @@ struct TfAttention {
   std::array<Eigen::MatrixXd, 2> a;     ///< softmax weights per head (Lq × Lk)
   std::array<Eigen::MatrixXd, 2> mask;  ///< dropout factors per head (empty: none)
   Eigen::MatrixXd dropped;              ///< scratch: a head's weights after dropout
+  Eigen::VectorXd row_max, row_sum;     ///< scratch: the softmax's row maxima and sums
+
+  /// Softmax of each row of s, in place: s_ij = exp(s_ij - max_j s_ij) / Σ_j
+  /// exp(s_ij - max_j s_ij), the maximum and the sum taken over j in order
+  /// (the operations of a row-by-row pass, column after column so that the
+  /// column-major matrix is read in order).
+  void softmax_rows(Eigen::MatrixXd& s) {
+    const Eigen::Index rows = s.rows(), cols = s.cols();
+    row_max = s.col(0);
+    for (Eigen::Index j = 1; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i) row_max(i) = std::max(row_max(i), s(i, j));
+    for (Eigen::Index j = 0; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i) s(i, j) = std::exp(s(i, j) - row_max(i));
+    row_sum = s.col(0);
+    for (Eigen::Index j = 1; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i) row_sum(i) += s(i, j);
+    for (Eigen::Index j = 0; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i) s(i, j) /= row_sum(i);
+  }
 
   /// out = attention(query, kv); `out` is neither input.
   void forward(const double* w, std::size_t off, const Mat2X& query, const Mat2X& kv, double dropout, InitRng* rng,
@@ -120,16 +146,11 @@ struct TfAttention {
     for (int h = 0; h < 2; ++h) {
       Eigen::MatrixXd& s = a[static_cast<std::size_t>(h)];
       s.noalias() = q.row(h).transpose() * k.row(h);  // Lq × Lk
-      for (Eigen::Index i = 0; i < s.rows(); ++i) {
-        const double mx = s.row(i).maxCoeff();
-        s.row(i) = (s.row(i).array() - mx).exp().matrix();
-        s.row(i) /= s.row(i).sum();
-      }
+      softmax_rows(s);
       Eigen::MatrixXd& m = mask[static_cast<std::size_t>(h)];
       if (rng && dropout > 0) {
         m.resize(s.rows(), s.cols());
-        for (Eigen::Index i = 0; i < m.size(); ++i)
-          m.data()[i] = rng->uniform() < dropout ? 0.0 : 1.0 / (1.0 - dropout);
+        fill_dropout_factors(m.data(), m.size(), dropout, *rng);
         dropped = s.cwiseProduct(m);
         o.row(h).transpose().noalias() = dropped * v.row(h).transpose();
       } else {
@@ -144,8 +165,7 @@ struct TfAttention {
 /// Dropout factors (0 or 1/(1-p)) for a 2 × n block (all ones without dropout), into `m`.
 inline void tf_dropout_mask(Eigen::Index n, double p, InitRng* rng, Mat2X& m) {
   m.setOnes(2, n);
-  if (rng && p > 0)
-    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng->uniform() < p ? 0.0 : 1.0 / (1.0 - p);
+  if (rng && p > 0) fill_dropout_factors(m.data(), m.size(), p, *rng);
 }
 
 /// The feed-forward block W2 (dropout(relu(W1 x + b1))) + b2, with its cache.

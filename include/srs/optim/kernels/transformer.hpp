@@ -91,7 +91,8 @@ inline void tf_backward(const models::detail::TfAttention& at, const double* w, 
     if (masked) s.da = s.da.cwiseProduct(at.mask[hs]);
     s.ds = A.cwiseProduct(s.da);
     s.rs = s.ds.rowwise().sum();
-    s.ds -= A.cwiseProduct(s.rs.replicate(1, A.cols()));
+    for (Eigen::Index j = 0; j < A.cols(); ++j)  // ds -= A ⊙ rs (each row i by rs_i), column by column
+      for (Eigen::Index i = 0; i < A.rows(); ++i) s.ds(i, j) -= A(i, j) * s.rs(i);
     s.dq.row(h).transpose().noalias() = s.ds * at.k.row(h).transpose();
     s.dk.row(h).transpose().noalias() = s.ds.transpose() * at.q.row(h).transpose();
   }
