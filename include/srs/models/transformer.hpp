@@ -108,10 +108,10 @@ inline void fill_dropout_factors(double* out, Eigen::Index n, double p, InitRng&
 /// `off`: in_proj_weight (6×2), in_proj_bias (6), out_proj.weight (2×2), out_proj.bias (2).
 struct TfAttention {
   Mat2X xq, xkv, q, k, v, o;
-  std::array<Eigen::MatrixXd, 2> a;     ///< softmax weights per head (Lq × Lk)
-  std::array<Eigen::MatrixXd, 2> mask;  ///< dropout factors per head (empty: none)
-  Eigen::MatrixXd dropped;              ///< scratch: a head's weights after dropout
-  Eigen::VectorXd row_max, row_sum;     ///< scratch: the softmax's row maxima and sums
+  std::array<Eigen::MatrixXd, 2> a;        ///< softmax weights per head (Lq × Lk)
+  std::array<Eigen::MatrixXd, 2> mask;     ///< dropout factors per head (empty: none)
+  std::array<Eigen::MatrixXd, 2> dropped;  ///< the weights after dropout per head (a ⊙ mask; with a mask only)
+  Eigen::VectorXd row_max, row_sum;        ///< scratch: the softmax's row maxima and sums
 
   /// Softmax of each row of s, in place: s_ij = exp(s_ij - max_j s_ij) / Σ_j
   /// exp(s_ij - max_j s_ij), the maximum and the sum taken over j in order
@@ -151,8 +151,9 @@ struct TfAttention {
       if (rng && dropout > 0) {
         m.resize(s.rows(), s.cols());
         fill_dropout_factors(m.data(), m.size(), dropout, *rng);
-        dropped = s.cwiseProduct(m);
-        o.row(h).transpose().noalias() = dropped * v.row(h).transpose();
+        Eigen::MatrixXd& d = dropped[static_cast<std::size_t>(h)];
+        d = s.cwiseProduct(m);
+        o.row(h).transpose().noalias() = d * v.row(h).transpose();
       } else {
         m.resize(0, 0);
         o.row(h).transpose().noalias() = s * v.row(h).transpose();

@@ -35,8 +35,8 @@ using models::detail::Mat2X;
 struct TfScratch {
   struct Attention {
     Mat2X d_o, dq, dk, dv, dxq, dxkv;  ///< d loss / d (attention output, q, k, v, query, kv)
-    Eigen::MatrixXd masked, da, ds;    ///< a head's weights after dropout, d loss / d (weights, scores)
-    Eigen::VectorXd rs;                ///< row sums of ds
+    Eigen::MatrixXd ds;                ///< d loss / d scores (Lq × Lk)
+    Eigen::VectorXd rs;                ///< row sums of A ⊙ d loss / d weights
   };
   struct FeedForward {
     Mat2X dpre, dx;  ///< d loss / d (pre-activation, input)
@@ -84,12 +84,20 @@ inline void tf_backward(const models::detail::TfAttention& at, const double* w, 
     const auto hs = static_cast<std::size_t>(h);
     const Eigen::MatrixXd& A = at.a[hs];
     const bool masked = at.mask[hs].size() > 0;
-    if (masked) s.masked = A.cwiseProduct(at.mask[hs]);
-    const Eigen::MatrixXd& ad = masked ? s.masked : A;
-    s.da.noalias() = s.d_o.row(h).transpose() * at.v.row(h);  // Lq × Lk
+    const Eigen::MatrixXd& ad = masked ? at.dropped[hs] : A;  // the weights the forward pass used
     s.dv.row(h).transpose().noalias() = ad.transpose() * s.d_o.row(h).transpose();
-    if (masked) s.da = s.da.cwiseProduct(at.mask[hs]);
-    s.ds = A.cwiseProduct(s.da);
+    // ds = A ⊙ da with da = d loss / d weights = dO_h v_hᵀ (⊙ mask): one pass, column by column.
+    s.ds.resize(A.rows(), A.cols());
+    const auto d_o = s.d_o.row(h);
+    const auto v = at.v.row(h);
+    if (masked) {
+      const Eigen::MatrixXd& m = at.mask[hs];
+      for (Eigen::Index j = 0; j < A.cols(); ++j)
+        for (Eigen::Index i = 0; i < A.rows(); ++i) s.ds(i, j) = A(i, j) * ((d_o(i) * v(j)) * m(i, j));
+    } else {
+      for (Eigen::Index j = 0; j < A.cols(); ++j)
+        for (Eigen::Index i = 0; i < A.rows(); ++i) s.ds(i, j) = A(i, j) * (d_o(i) * v(j));
+    }
     s.rs = s.ds.rowwise().sum();
     for (Eigen::Index j = 0; j < A.cols(); ++j)  // ds -= A ⊙ rs (each row i by rs_i), column by column
       for (Eigen::Index i = 0; i < A.rows(); ++i) s.ds(i, j) -= A(i, j) * s.rs(i);
