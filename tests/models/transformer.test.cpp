@@ -9,7 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <array>    // std::array
-#include <cmath>    // std::pow, std::abs
+#include <cmath>    // std::pow, std::abs, std::isfinite
 #include <cstddef>  // std::size_t
 #include <span>     // std::span
 #include <vector>   // std::vector
@@ -125,6 +125,15 @@ TEST_CASE("Transformer: dropout masks are reproducible, training is deterministi
   Transformer no_dropout;
   no_dropout.dropout = 0.0;
   CHECK(srs::optim::batch_loss_dropout(no_dropout, ws, batches[0], nullptr, 17) == plain);
+  // p = 1 drops every attention weight and activation (factors 0, not 0 · ∞):
+  // the loss and gradient are finite and no longer depend on the masks' stream.
+  Transformer all_dropped;
+  all_dropped.dropout = 1.0;
+  std::vector<double> g(127, 0.0);
+  const double l1 = srs::optim::batch_loss_dropout(all_dropped, ws, batches[0], g.data(), 17);
+  CHECK(std::isfinite(l1));
+  for (double x : g) CHECK(std::isfinite(x));
+  CHECK(l1 == srs::optim::batch_loss_dropout(all_dropped, ws, batches[0], nullptr, 18));
 
   const auto& user = srs::test::simulated_user(11);
   const auto rows = srs::test::all_rows(user);

@@ -98,9 +98,10 @@ struct TfLayerNorm {
 };
 
 /// Dropout factors for n entries: 0 with probability p, else 1/(1-p), one
-/// uniform draw each (0 when the draw is < p), without a branch per entry.
+/// uniform draw each (0 when the draw is < p), without a branch per entry;
+/// p = 1 drops everything.
 inline void fill_dropout_factors(double* out, Eigen::Index n, double p, InitRng& rng) {
-  const double keep = 1.0 / (1.0 - p);
+  const double keep = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
   for (Eigen::Index i = 0; i < n; ++i) out[i] = static_cast<double>(!(rng.uniform() < p)) * keep;
 }
 
