@@ -6,7 +6,9 @@
 //   - the reverse-mode gradient against central finite differences for every
 //     parameter of every block (the Transformer with and without dropout);
 //   - GRU and NN-17: the gradient equals the forward-mode Dual gradient through
-//     the models' templated predict().
+//     the models' templated predict();
+//   - Transformer: the buffers the kernel keeps from row to row change nothing
+//     (a batch of changing row lengths = its rows one at a time, to the bit).
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::reverse
