@@ -11,7 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::sort
-#include <cstdint>    // std::int64_t
+#include <cstdint>    // std::int64_t, std::uint32_t
 #include <stdexcept>  // std::runtime_error
 #include <string>     // std::string
 #include <utility>    // std::pair
@@ -203,6 +203,39 @@ TEST_CASE("preprocess: the card order and the rows do not depend on how card ids
     }
     CHECK(differ == 0);
   }
+}
+
+TEST_CASE("preprocess: Item::card numbers the cards in the order of their histories in Dataset::steps") {
+  srs::sched::SimulationOptions so;
+  so.seed = 9;
+  so.days = 30;
+  so.new_cards_per_day = 6;
+  PreprocessOptions o;
+  o.short_term = true;
+  const Dataset ds = srs::data::preprocess(srs::sched::simulate_user(so, "cards"), o);
+  REQUIRE(ds.size() > 100);
+  // One number per card: the same for rows of one card (one card_id, one
+  // hist_begin), different for different cards; increasing with hist_begin.
+  std::vector<std::pair<std::size_t, std::uint32_t>> by_start;  // (hist_begin, card) of each item
+  for (const Item& it : ds.items) {
+    REQUIRE(it.card != Item::no_card);
+    by_start.emplace_back(it.hist_begin, it.card);
+  }
+  std::sort(by_start.begin(), by_start.end());
+  std::size_t cards = 0;
+  for (std::size_t k = 0; k < by_start.size(); ++k) {
+    if (k > 0 && by_start[k].first == by_start[k - 1].first) {
+      CHECK(by_start[k].second == by_start[k - 1].second);
+      continue;
+    }
+    ++cards;
+    if (k > 0) CHECK(by_start[k].second > by_start[k - 1].second);
+  }
+  for (const Item& a : ds.items)
+    for (const Item& b : ds.items)
+      if (a.card == b.card) REQUIRE(a.card_id == b.card_id);
+  CHECK(cards > 10);
+  CHECK(by_start.back().second < ds.steps.size());
 }
 
 TEST_CASE("preprocess: each card keeps only its first 2*max_seq_len reviews") {

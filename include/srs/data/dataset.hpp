@@ -16,11 +16,12 @@
 /// rows a non-secs run would evaluate; read by eval::EqualizeSplit).
 #pragma once
 
-#include <algorithm>    // std::stable_sort, std::is_sorted
+#include <algorithm>    // std::stable_sort, std::is_sorted, std::max
 #include <cstddef>      // std::size_t, std::ptrdiff_t
-#include <cstdint>      // std::int32_t, std::int64_t
+#include <cstdint>      // std::int32_t, std::int64_t, std::uint32_t
 #include <optional>     // std::optional
 #include <span>         // std::span
+#include <stdexcept>    // std::length_error
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -47,8 +48,15 @@ struct Item {
   std::int32_t y = 0;             ///< 1 = recalled (rating > 1), 0 = forgotten
   std::int32_t first_rating = 0;  ///< the card's first rating
   std::int32_t partition = 0;     ///< preset_id or deck_id of the card (-1 if unknown); 0 without partitions
-  std::size_t hist_begin = 0;     ///< offset of the card's first step in Dataset::steps
-  std::size_t hist_len = 0;       ///< number of history steps (the reference's seq_len)
+  /// The card's number in its Dataset: 0, 1, ... for the cards whose histories
+  /// follow each other in Dataset::steps (set by data::preprocess); no_card when
+  /// unknown. Items of one card share it (and hist_begin); group_by_card uses
+  /// it when every item it groups has one, else tells cards apart by hist_begin.
+  std::uint32_t card = no_card;
+  std::size_t hist_begin = 0;  ///< offset of the card's first step in Dataset::steps
+  std::size_t hist_len = 0;    ///< number of history steps (the reference's seq_len)
+
+  static constexpr std::uint32_t no_card = 0xffffffffU;  ///< Item::card when unknown
 };
 
 /// One user's final rows in review_th order, plus the card histories they use.
@@ -82,19 +90,40 @@ struct CardGroups {
 
 /// Group `items` (indices into ds.items) by card; see CardGroups.
 inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> items) {
-  // Cards are identified by the start of their history in ds.steps.
-  constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> card_of(ds.steps.size() + 1, none);  // hist_begin -> card
-  std::vector<std::size_t> card(items.size());
+  // Each card gets a key: Item::card when every item has one (a small table),
+  // else the start of its history in ds.steps; then a number in order of first
+  // appearance. A card whose rows come in non-decreasing history length (rows
+  // in time order) needs no sort.
+  bool numbered = true;
+  std::size_t n_keys = 0;
+  for (const std::size_t k : items) {
+    const std::uint32_t c = ds.items[k].card;
+    if (c == Item::no_card) {
+      numbered = false;
+      break;
+    }
+    n_keys = std::max<std::size_t>(n_keys, std::size_t{c} + 1);
+  }
+  if (!numbered) n_keys = ds.steps.size() + 1;
+  constexpr std::uint32_t none = static_cast<std::uint32_t>(-1);
+  if (items.size() >= none) throw std::length_error("group_by_card: more than 2^32 - 2 rows");
+  std::vector<std::uint32_t> card_of(n_keys, none);  // key -> card
+  std::vector<std::uint32_t> card(items.size());
   std::vector<std::size_t> count;
+  std::vector<std::size_t> last_len;  // the longest history of each card so far
+  bool in_order = true;
   for (std::size_t k = 0; k < items.size(); ++k) {
-    std::size_t& c = card_of.at(ds.items[items[k]].hist_begin);
+    const Item& it = ds.items[items[k]];
+    std::uint32_t& c = card_of.at(numbered ? std::size_t{it.card} : it.hist_begin);
     if (c == none) {
-      c = count.size();
+      c = static_cast<std::uint32_t>(count.size());
       count.push_back(0);
+      last_len.push_back(0);
     }
     card[k] = c;
     ++count[c];
+    if (it.hist_len < last_len[c]) in_order = false;
+    last_len[c] = std::max(last_len[c], it.hist_len);
   }
   CardGroups g;
   g.offsets.assign(count.size() + 1, 0);
@@ -102,14 +131,14 @@ inline CardGroups group_by_card(const Dataset& ds, std::span<const std::size_t> 
   g.positions.resize(items.size());
   std::vector<std::size_t> fill(g.offsets.begin(), g.offsets.end() - 1);
   for (std::size_t k = 0; k < items.size(); ++k) g.positions[fill[card[k]]++] = k;
+  if (in_order) return g;
   const auto shorter = [&](std::size_t a, std::size_t b) {
     return ds.items[items[a]].hist_len < ds.items[items[b]].hist_len;
   };
   for (std::size_t c = 0; c < count.size(); ++c) {
     const auto first = g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c]);
     const auto last = g.positions.begin() + static_cast<std::ptrdiff_t>(g.offsets[c + 1]);
-    if (!std::is_sorted(first, last, shorter))
-      std::stable_sort(first, last, shorter);  // rows in time order usually are
+    if (!std::is_sorted(first, last, shorter)) std::stable_sort(first, last, shorter);
   }
   return g;
 }

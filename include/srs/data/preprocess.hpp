@@ -225,6 +225,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
     b = e;
   }
   card_begin_cand.push_back(cand.size());
+  ds.items.reserve(cand.size());
 
   auto item_first_rating = [&](std::size_t card) { return static_cast<int>(ds.steps[card_begin_step[card]].rating); };
 
@@ -282,6 +283,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
       it.y = it.rating > 1 ? 1 : 0;
       it.first_rating = first_rating;
       it.partition = 0;
+      it.card = c < Item::no_card ? static_cast<std::uint32_t>(c) : Item::no_card;
       it.hist_begin = card_begin_step[c];
       it.hist_len = cr.position;
       ds.items.push_back(it);

@@ -265,14 +265,21 @@ class Evaluator {
                                    std::span<const std::size_t> rows) const {
     std::vector<double> out(rows.size());
     const data::CardGroups g = data::group_by_card(ds, rows);
+    // What the passes read of each row, in the rows' order (ds.items read in
+    // that order, not card by card).
+    struct Row {
+      std::size_t len;
+      double delta_t;
+    };
+    std::vector<Row> at(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) at[k] = {ds.items[rows[k]].hist_len, ds.items[rows[k]].delta_t};
     auto run = [&]<class T>(std::span<const T, N> ws) {
       const optim::Predictor<T, M> predictor(model_, ws);
       for (std::size_t c = 0; c < g.size(); ++c) {
         const std::span<const std::size_t> pos = g.card(c);
-        const auto item = [&](std::size_t k) -> const data::Item& { return ds.items[rows[pos[k]]]; };
         predictor.card(
-            ds.history(item(pos.size() - 1)), pos.size(), [&](std::size_t k) { return item(k).hist_len; },
-            [&](std::size_t k) { return item(k).delta_t; },
+            ds.history(ds.items[rows[pos.back()]]), pos.size(), [&](std::size_t k) { return at[pos[k]].len; },
+            [&](std::size_t k) { return at[pos[k]].delta_t; },
             [&](std::size_t k, const T& p) { out[pos[k]] = static_cast<double>(p); });
       }
     };
@@ -335,11 +342,18 @@ class Evaluator {
     bool user_level_ok = false;
     Params user_level = defaults;
 
-    std::vector<std::pair<std::int32_t, Params>> trained;
-    for (std::int32_t part : partitions(ds, fold.train)) {
+    // The rows of `from` in partition `part` (all of them when there is one).
+    const auto rows_of = [&](const std::vector<std::size_t>& from, std::int32_t part, std::size_t n_parts) {
+      if (n_parts == 1) return from;
       std::vector<std::size_t> rows;
-      for (std::size_t r : fold.train)
+      for (std::size_t r : from)
         if (ds.items[r].partition == part) rows.push_back(r);
+      return rows;
+    };
+    std::vector<std::pair<std::int32_t, Params>> trained;
+    const std::vector<std::int32_t> train_parts = partitions(ds, fold.train);
+    for (std::int32_t part : train_parts) {
+      const std::vector<std::size_t> rows = rows_of(fold.train, part, train_parts.size());
       Params w = defaults;
       try {
         w = checked_train(rows);
@@ -370,13 +384,12 @@ class Evaluator {
       trained.emplace_back(part, w);
     }
 
-    for (std::int32_t part : partitions(ds, fold.test)) {
+    const std::vector<std::int32_t> test_parts = partitions(ds, fold.test);
+    for (std::int32_t part : test_parts) {
       const Params* w = &defaults;
       for (const auto& [p, params] : trained)
         if (p == part) w = &params;
-      std::vector<std::size_t> rows;
-      for (std::size_t r : fold.test)
-        if (ds.items[r].partition == part) rows.push_back(r);
+      const std::vector<std::size_t> rows = rows_of(fold.test, part, test_parts.size());
       const std::vector<double> ps = predict_rows(*w, ds, rows);
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const data::Item& it = ds.items[rows[k]];
