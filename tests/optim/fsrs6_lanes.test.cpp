@@ -16,12 +16,15 @@
 //   its largest component, added to what `grad` held;
 //
 // and the layout: cards spread over the lanes, ratings outside 1..4 fall back to
-// the scalar pass, rows that cannot come from a card's history are refused.
-#include <algorithm>  // std::max, std::minmax_element
+// the scalar pass, rows that cannot come from a card's history are refused,
+// rows with weights and labels give the plan its targets; and the loss pass's
+// BCE in lanes (optim::bce within 4 ulp, 0 for entries without a row).
+#include <algorithm>  // std::max, std::minmax_element, std::fill
 #include <array>      // std::array
 #include <cmath>      // std::abs
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint64_t
+#include <limits>     // std::numeric_limits
 #include <random>     // std::mt19937_64, distributions
 #include <span>       // std::span
 #include <stdexcept>  // std::invalid_argument
@@ -194,9 +197,14 @@ std::size_t check_lane_gradient(const srs::models::Fsrs6& m, std::uint64_t seeds
         const auto at = [&](std::size_t c) { return cards.at(c); };
         srs::optim::detail::LanePlan plan = kernel.plan(cards.rows.size(), at, lanes);
         REQUIRE(plan.lanes == lanes);
+        // Rows with weights and labels: the plan carries them already, as
+        // set_lane_targets sets them (entries without a row: 0).
+        const std::vector<double> weight = plan.weight, label = plan.label;
         srs::optim::detail::set_lane_targets(
             plan, [&](std::size_t r) { return cards.rows[plan.rows[r].first][plan.rows[r].second].weight; },
             [&](std::size_t r) { return static_cast<double>(cards.rows[plan.rows[r].first][plan.rows[r].second].y); });
+        CHECK(weight == plan.weight);
+        CHECK(label == plan.label);
         std::array<double, 21> grad;
         grad.fill(0.5);  // added to, not overwritten
         kernel.gradient_planned(plan, std::span<double, 21>(grad));
@@ -329,4 +337,55 @@ TEST_CASE("FSRS-6 lane plan: the implementation chosen, cards spread over the la
     bad.rows[1] = {{0, 1.0}};
     CHECK_THROWS_AS(kernel.plan(bad.rows.size(), bad_at), std::invalid_argument);
   }
+}
+
+TEST_CASE("BCE in vector lanes: optim::bce within 4 ulp for rows, 0 for entries without one, the floor at -100") {
+#if SRS_DETAIL_HAVE_LANES
+  // Predictions across (0, 1), near 0 and 1, and exactly 0 and 1 (a term of
+  // 100 or 0), both labels; an entry in five without a row (its p anything:
+  // 0, 1, NaN). 4 entries per AVX2 round, 2 per SSE2 one.
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  srs::optim::detail::LanePlan plan;
+  std::vector<double> p;
+  for (int k = 0; k < 4000; ++k) {
+    const double x = u(gen);
+    p.push_back(k % 4 == 0 ? x : (k % 4 == 1 ? x * 1e-9 : (k % 4 == 2 ? 1.0 - x * 1e-9 : x * 1e-60)));
+    plan.label.push_back(static_cast<double>(gen() % 2));
+    plan.flags.push_back(k % 5 == 0 ? srs::optim::detail::lane_step : srs::optim::detail::lane_row);
+    if (k % 15 == 0) p.back() = k % 2 == 0 ? 1.0 : std::numeric_limits<double>::quiet_NaN();
+  }
+  const std::vector<double> edge_p{0.0, 0.0, 1.0, 1.0}, edge_label{1.0, 0.0, 1.0, 0.0};
+  for (std::size_t k = 0; k < 4; ++k) {
+    p.push_back(edge_p[k]);
+    plan.label.push_back(edge_label[k]);
+    plan.flags.push_back(srs::optim::detail::lane_row);
+  }
+  std::vector<double> out(p.size(), -1.0);
+  const auto check = [&] {
+    for (std::size_t e = 0; e < p.size(); ++e) {
+      INFO("entry ", e, ": p = ", p[e], ", label ", plan.label[e]);
+      if (!(plan.flags[e] & srs::optim::detail::lane_row)) {
+        CHECK(out[e] == 0.0);
+        continue;
+      }
+      const double ref = srs::optim::bce(p[e], plan.label[e] != 0.0);
+      CHECK(std::abs(out[e] - ref) <= 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(ref)));
+    }
+    const std::size_t n = p.size();
+    CHECK(out[n - 4] == 100.0);  // ln 0 floored at -100
+    CHECK(out[n - 3] == 0.0);
+    CHECK(out[n - 2] == 0.0);
+    CHECK(out[n - 1] == 100.0);
+  };
+  srs::optim::detail::lanes_bce_sse2(plan, p.data(), out.data());
+  check();
+  if (srs::optim::detail::lanes_have_avx2()) {
+    std::fill(out.begin(), out.end(), -1.0);
+    srs::optim::detail::lanes_bce_avx2(plan, p.data(), out.data());
+    check();
+  }
+#else
+  MESSAGE("this build has no vector lanes: the scalar passes' BCE is optim::bce itself");
+#endif
 }

@@ -177,7 +177,8 @@ struct CardView {
   std::span<const CardRow> rows;
 };
 /// Kernels with loss and gradient passes over many cards at once, laid out in
-/// advance (GradientKernel<models::Fsrs6>: vector lanes).
+/// advance (GradientKernel<models::Fsrs6>: vector lanes); a layout of rows with
+/// weights and labels (CardRow) carries them for those passes.
 template <class K>
 concept HasPlannedPasses = requires(K& k, std::span<double, K::N> grad) {
   k.loss_planned(k.plan(std::size_t{}, [](std::size_t) { return CardView{}; }));
@@ -188,20 +189,21 @@ inline CardPass make_card_pass(const data::Dataset& ds, const std::vector<TrainR
   std::vector<std::size_t> items(rs.size());
   for (std::size_t k = 0; k < rs.size(); ++k) items[k] = rs[k].item;
   const data::CardGroups g = data::group_by_card(ds, items);
+  // Each row's fields in the rows' order (reading ds.items in that order),
+  // then card after card.
+  std::vector<CardRow> in_order(rs.size());
+  for (std::size_t k = 0; k < rs.size(); ++k) {
+    const data::Item& it = ds.items[rs[k].item];
+    in_order[k] = {it.hist_len, it.delta_t, rs[k].weight, it.y, k};
+  }
   CardPass pass;
   pass.steps.reserve(g.size());
-  pass.offsets.reserve(g.size() + 1);
-  pass.rows.reserve(rs.size());
-  pass.offsets.push_back(0);
+  pass.offsets = g.offsets;
+  pass.rows.resize(rs.size());
+  for (std::size_t j = 0; j < g.positions.size(); ++j) pass.rows[j] = in_order[g.positions[j]];
   for (std::size_t c = 0; c < g.size(); ++c) {
-    const std::span<const std::size_t> pos = g.card(c);
-    const data::Item& last = ds.items[rs[pos.back()].item];
+    const data::Item& last = ds.items[rs[g.card(c).back()].item];
     pass.steps.emplace_back(ds.steps.data() + last.hist_begin, last.hist_len);
-    for (const std::size_t k : pos) {
-      const data::Item& it = ds.items[rs[k].item];
-      pass.rows.push_back({it.hist_len, it.delta_t, rs[k].weight, it.y, k});
-    }
-    pass.offsets.push_back(pass.rows.size());
   }
   return pass;
 }
@@ -220,7 +222,7 @@ struct TrainerCore {
   TrainingSettings cfg;
   std::array<double, N> w;   // the current parameters
   std::array<double, N> w0;  // the penalty's anchor
-  std::vector<TrainRow> eval_rows;      // the loss rows, stably sorted by length
+  std::vector<TrainRow> eval_rows;      // the loss rows, in time order until sort_eval_rows()
   std::vector<TrainRow> grad_rows;      // the gradient rows, in time order
   double n_eval = 0;
   std::array<bool, N> frozen{};
@@ -255,6 +257,13 @@ struct TrainerCore {
         loss_kernel(m),
         row_loss(eval_rows.size()) {
     if constexpr (HasFrozen<M>) frozen = model.frozen();
+  }
+
+  /// Sorts eval_rows stably by training length: the order in which total_loss()
+  /// sums the loss rows (the reference's). The passes in vector lanes sum
+  /// theirs in their own order and need no sort.
+  void sort_eval_rows() {
+    stable_sort_by_small_key(eval_rows, [&](const TrainRow& r) { return training_length(model, ds.items[r.item]); });
   }
 
   /// The cosine schedule and the step count once the batches are known.
@@ -385,13 +394,7 @@ std::vector<LanePlanOf<M>> make_gradient_plans(TrainerCore<M>& t, const CardPass
       LanePlanOf<M> plan = t.kernel.plan(
           last - at, [&](std::size_t c) { return CardView{pass.steps[at + c], pass.card(at + c)}; }, t.opt.lanes);
       if (plan.lanes == Lanes::scalar) return {};
-      const auto row = [&](std::size_t r) -> const CardRow& {
-        return pass.card(at + plan.rows[r].first)[plan.rows[r].second];
-      };
-      set_lane_targets(
-          plan, [&](std::size_t r) { return row(r).weight; },
-          [&](std::size_t r) { return static_cast<double>(row(r).y); });
-      plans.push_back(std::move(plan));
+      plans.push_back(std::move(plan));  // with the rows' weights and labels (CardRow::weight, y)
     }
   } else {
     (void)t, (void)pass, (void)batches, (void)lanes;
@@ -420,13 +423,8 @@ LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass,
     }
     lp.own.push_back(t.loss_kernel.plan(
         pass.size(), [&](std::size_t c) { return CardView{pass.steps[c], pass.card(c)}; }, t.opt.lanes));
-    auto& plan = lp.own.back();
-    if (plan.lanes == Lanes::scalar) return {};
-    const auto row = [&](std::size_t r) -> const CardRow& { return pass.card(plan.rows[r].first)[plan.rows[r].second]; };
-    set_lane_targets(
-        plan, [&](std::size_t r) { return row(r).weight; },
-        [&](std::size_t r) { return static_cast<double>(row(r).y); });
-    lp.plans.push_back(&plan);
+    if (lp.own.back().lanes == Lanes::scalar) return {};
+    lp.plans.push_back(&lp.own.back());
   } else {
     (void)t, (void)pass, (void)grad_plans;
   }
@@ -440,6 +438,7 @@ void train_reference_batches(TrainerCore<M>& t) {
   constexpr std::size_t N = M::num_params;
   const auto length = [&](const TrainRow& r) { return training_length(t.model, t.ds.items[r.item]); };
   stable_sort_by_small_key(t.grad_rows, length);
+  t.sort_eval_rows();
   const std::size_t batch = std::max<std::size_t>(1, t.cfg.batch_size);
   std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of grad_rows
   for (std::size_t b = 0; b < t.grad_rows.size(); b += batch)
@@ -502,8 +501,14 @@ void train_card_window(TrainerCore<M>& t) {
       !lanes && GradientKernel<M>::fused_loss && t.grad_rows.size() == t.eval_rows.size() && t.cfg.n_epoch > 0;
 
   std::array<double, N> grad;
-  std::vector<std::size_t> eval_at(t.eval_rows.size());  // evaluation row of each time position
-  for (std::size_t j = 0; j < t.eval_rows.size(); ++j) eval_at[t.eval_rows[j].time] = j;
+  // The loss summed row by row (not in lanes): the evaluation rows sorted,
+  // and the evaluation row (row_loss index) of each time position.
+  std::vector<std::size_t> eval_at;
+  const auto sort_eval_rows = [&] {
+    t.sort_eval_rows();
+    eval_at.resize(t.eval_rows.size());
+    for (std::size_t j = 0; j < t.eval_rows.size(); ++j) eval_at[t.eval_rows[j].time] = j;
+  };
   if (!fuse) {
     // The evaluation rows' cards: the gradient passes' when the rows are the
     // same, else grouped from the rows in time order (the quick grouping);
@@ -524,6 +529,7 @@ void train_card_window(TrainerCore<M>& t) {
     const auto grad_plans = make_gradient_plans(t, grad_cards, batches, lanes);
     const auto loss_plan = make_loss_plan(t, eval_cards, same_rows ? &grad_plans : nullptr);
     if (grad_plans.empty() || loss_plan.empty()) lanes = false;
+    if (!lanes) sort_eval_rows();
     const auto evaluate = [&] {
       if constexpr (HasPlannedPasses<GradientKernel<M>>) {
         if (lanes) return t.evaluate_planned(std::span<const LanePlanOf<M>* const>(loss_plan.plans));
@@ -561,6 +567,7 @@ void train_card_window(TrainerCore<M>& t) {
 
   // Fused loss: the loss passes go over the gradient passes' cards (the same
   // rows per card, in the same order); loss_slot: the evaluation row of each.
+  sort_eval_rows();
   std::vector<std::size_t> loss_slot(t.grad_rows.size());
   for (std::size_t k = 0; k < t.grad_rows.size(); ++k) loss_slot[k] = eval_at[t.grad_rows[k].time];
   const auto slot = [&](const CardRow& row) { return loss_slot[row.index]; };
@@ -632,6 +639,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   const TrainingSettings cfg = detail::training_settings(model);
   std::vector<detail::TrainRow> eval_rows, grad_rows;
   eval_rows.reserve(rows.size());
+  grad_rows.reserve(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const data::Item& it = ds.items[rows[k]];
     const std::size_t len = detail::training_length(model, it);
@@ -644,8 +652,6 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
     grad_rows.push_back(row);
   }
   if (eval_rows.empty() || grad_rows.empty()) throw InadequateData("Training data is inadequate.");
-  const auto length = [&](const detail::TrainRow& r) { return detail::training_length(model, ds.items[r.item]); };
-  detail::stable_sort_by_small_key(eval_rows, length);
 
   detail::TrainerCore<M> core(model, ds, opt, w, std::move(eval_rows), std::move(grad_rows));
   if (opt.batching == Batching::card_window) {

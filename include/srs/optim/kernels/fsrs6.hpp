@@ -180,7 +180,9 @@ class GradientKernel<models::Fsrs6> {
   /// (tests/optim/fsrs6_lanes.test.cpp). plan() lays the cards out
   /// once (cards c = 0..n_cards-1, card_at(c) = an object with .steps, the
   /// card's reviews, and .rows, rows with .len and .delta_t as card()'s len(k)
-  /// and delta_t(k)); predict_planned() runs it at the parameters of reset(),
+  /// and delta_t(k), and with .weight and .y the rows' targets for
+  /// loss_planned() and gradient_planned() as detail::set_lane_targets would
+  /// set them); predict_planned() runs it at the parameters of reset(),
   /// `emit(c, k, p)` for every row. Lanes::scalar, or a CPU or build without
   /// lanes, or ratings outside 1..4: predict<true>() card by card.
   template <class CardAt>
@@ -221,12 +223,21 @@ class GradientKernel<models::Fsrs6> {
   }
   /// The loss pass in lanes summed: Σ_rows weight · BCE(p, y) over a plan in
   /// lanes whose rows have weights and labels (detail::set_lane_targets), the
-  /// rows in the plan's entry order.
+  /// rows in the plan's entry order; the logarithms of the BCE in lanes too
+  /// (libmvec's, so each term within 4 ulp of optim::bce's).
   double loss_planned(const detail::LanePlan& plan) {
     run_loss_lanes(plan);
+    lane_bce_.resize(lane_out_.size());
+#if SRS_DETAIL_HAVE_LANES
+    if (plan.lanes == Lanes::avx2) {
+      detail::lanes_bce_avx2(plan, lane_out_.data(), lane_bce_.data());
+    } else if (plan.lanes == Lanes::sse2) {
+      detail::lanes_bce_sse2(plan, lane_out_.data(), lane_bce_.data());
+    }
+#endif
+    // Entries without a row add weight 0 · 0: the rows' sum, in entry order.
     double sum = 0;
-    for (std::size_t e = 0; e < plan.flags.size(); ++e)
-      if (plan.flags[e] & detail::lane_row) sum += plan.weight[e] * bce(lane_out_[e], plan.label[e] != 0.0);
+    for (std::size_t e = 0; e < plan.flags.size(); ++e) sum += plan.weight[e] * lane_bce_[e];
     return sum;
   }
   /// The gradient pass in lanes: a plan of plan() in lanes (plan.lanes not
@@ -453,6 +464,7 @@ class GradientKernel<models::Fsrs6> {
   std::optional<M::Derived<double>> values_;       // over w_
   detail::Fsrs6LaneParams lanes_{};                // values_ for the lane pass
   std::vector<double> lane_out_;                   // the lane pass's predictions, by plan entry
+  std::vector<double> lane_bce_;                   // loss_planned: each entry's BCE
   std::vector<double> lane_p_;                     // ... by plan row
   detail::Fsrs6LaneGradParams lane_grad_{};        // dv_'s partials for the lane gradient pass
   std::array<double, 4> lane_init_s_{}, lane_init_d_{};  // the first states' values, ratings 1..4

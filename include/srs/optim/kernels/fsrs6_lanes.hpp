@@ -17,7 +17,9 @@
 /// largest component (tests/optim/fsrs6_lanes.test.cpp).
 ///
 /// A step's branches (same-day review, success, lapse) are computed for all
-/// lanes and blended; a branch no lane of the round takes is skipped. Compiled
+/// lanes and blended; a branch no lane of the round takes is skipped, and the
+/// branches share their exp and log calls (lane_powers: each lane the operands
+/// its own branch has, so the same values as one call per branch). Compiled
 /// twice where it can run (x86-64, GCC, glibc >= 2.22): two lanes on the
 /// baseline (SSE2), four with AVX2, chosen at run time (Lanes::automatic);
 /// elsewhere Lanes::automatic is the scalar passes. (Eigen's packet math has
@@ -25,15 +27,16 @@
 /// compiled; libmvec has both widths in every build.)
 #pragma once
 
-#include <algorithm>  // std::max
-#include <array>      // std::array
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::int64_t, std::uint8_t, std::uint32_t
-#include <cstring>    // std::memcpy
-#include <span>       // std::span
-#include <stdexcept>  // std::invalid_argument
-#include <utility>    // std::pair
-#include <vector>     // std::vector
+#include <algorithm>    // std::max
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t, std::uint8_t, std::uint32_t
+#include <cstring>      // std::memcpy
+#include <span>         // std::span
+#include <stdexcept>    // std::invalid_argument
+#include <type_traits>  // std::remove_cvref_t
+#include <utility>      // std::pair, std::declval
+#include <vector>       // std::vector
 
 #include <srs/data/dataset.hpp>    // data::Step
 #include <srs/optim/settings.hpp>  // optim::Lanes
@@ -134,9 +137,15 @@ inline constexpr std::int64_t lane_success = 64;   // ... with t_step >= 1 and r
 /// Lays out cards 0..n_cards-1 (card_at(c) = {steps, rows}; rows with .len >=
 /// 1, non-decreasing, and .delta_t) for `width` lanes: each card goes to the
 /// lane with the fewest rounds so far. Ratings must be 1..4 (`usable` false
-/// otherwise: the caller runs the scalar pass).
+/// otherwise: the caller runs the scalar pass). Rows with .weight and .y also
+/// give the plan its targets, as set_lane_targets would.
 template <class CardAt>
 LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at, bool* usable) {
+  using Row = std::remove_cvref_t<decltype(std::declval<decltype(card_at(std::size_t{}))>().rows[0])>;
+  constexpr bool targets = requires(const Row& r) {
+    static_cast<double>(r.weight);
+    static_cast<double>(r.y);
+  };
   // A card's rounds, one at a time: f(has_row, k, do_step, done) with row k
   // predicted when has_row and review `done` replayed when do_step.
   const auto walk = [](const auto& cd, auto&& f) {
@@ -180,6 +189,10 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
   plan.rating.assign(n, 3.0);
   plan.flags.assign(n, 0);
   plan.any.assign(plan.rounds, 0);
+  if constexpr (targets) {
+    plan.weight.assign(n, 0.0);
+    plan.label.assign(n, 0.0);
+  }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> row_at(n);  // (card, row) of each entry with a row
   // Then the rounds themselves, in place.
   for (std::size_t c = 0; c < n_cards; ++c) {
@@ -202,6 +215,10 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
       if (has_row) {
         flags |= lane_row;
         row_at[e] = {static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(k)};
+        if constexpr (targets) {
+          plan.weight[e] = static_cast<double>(cd.rows[k].weight);
+          plan.label[e] = static_cast<double>(cd.rows[k].y);
+        }
         if (do_step && plan.t_step[e] != plan.t_eval[e]) flags |= lane_recurve;
       }
       plan.flags[e] = flags;
@@ -269,6 +286,38 @@ template <class V>
   out = g == 1.0 ? V{} + a[0] : (g == 2.0 ? V{} + a[1] : (g == 4.0 ? V{} + a[3] : V{} + a[2]));
 }
 
+/// The powers a round's reviews need, each lane's own, with as few vector
+/// exp and log calls as the round's branches allow: a lane's values are
+/// exactly those its branch would compute alone (the same operands).
+///   log   ln S (same-day review, success), ln D (lapse)
+///   power S^(-w19), S^(-w9), D^(-w12): e^(-w · log)
+///   decay e^(w10 (1 - R)) (success), e^(w14 (1 - R)) (lapse)
+///   log_s1, growth  ln(S + 1), (S + 1)^w13 (lapse)
+/// Values no lane of the round needs are left at 1.
+template <class V>
+struct Powers {
+  V log, power, decay, log_s1, growth;
+};
+template <class L, class V = typename L::V, class M = typename L::M>
+[[gnu::always_inline]] inline Powers<V> lane_powers(const Fsrs6LaneParams& p, unsigned any, const M& fl, const V& s,
+                                                    const V& d, const V& r) {
+  const V one = V{} + 1.0;
+  Powers<V> pw{one, one, one, one, one};
+  const M lapse = (fl & lane_lapse) != 0;
+  const M success = (fl & lane_success) != 0;
+  if (any & (lane_same_day | lane_success | lane_lapse)) {
+    pw.log = L::log(lapse ? d : s);
+    const V k = lapse ? V{} + p.neg_w12 : (success ? V{} + p.neg_w9 : V{} + p.neg_w19);
+    pw.power = L::exp(k * pw.log);
+  }
+  if (any & (lane_success | lane_lapse)) pw.decay = L::exp((1.0 - r) * (lapse ? V{} + p.w14 : V{} + p.w10));
+  if (any & lane_lapse) {
+    pw.log_s1 = L::log(s + 1.0);
+    pw.growth = L::exp(p.w13 * pw.log_s1);
+  }
+  return pw;
+}
+
 /// The lane pass over `plan` (of width L::width): out[e] = the prediction of
 /// entry e's row (entries with a row).
 template <class L>
@@ -311,20 +360,20 @@ template <class L>
       r = (fl & lane_recurve) != 0 ? r_step : r;
     }
     V s_new = s;
-    const V log_s = any & (lane_same_day | lane_success) ? L::log(s) : s;
+    const Powers<V> pw = lane_powers<L>(p, any, fl, s, d, r);
     if (any & lane_success) {
       // S (1 + e^w8 (11 - D) S^(-w9) (e^(w10 (1 - R)) - 1) m), m = w15 (Hard), w16 (Easy), 1
       const V mult = g == 2.0 ? V{} + p.w15 : (g == 4.0 ? V{} + p.w16 : one);
-      const V p9 = L::exp(p.neg_w9 * log_s);
-      const V e10 = L::exp((1.0 - r) * p.w10);
+      const V p9 = pw.power;
+      const V e10 = pw.decay;
       const V f = p.exp_w8 * (11.0 - d) * p9 * (e10 - 1.0) * mult;
       s_new = s * (1.0 + f);
     }
     if (any & lane_lapse) {
       // min(w11 D^(-w12) ((S + 1)^w13 - 1) e^(w14 (1 - R)), S / e^(w17 w18))
-      const V q = L::exp(p.neg_w12 * L::log(d));
-      const V u = L::exp(p.w13 * L::log(s + 1.0));
-      const V x = L::exp((1.0 - r) * p.w14);
+      const V q = pw.power;
+      const V u = pw.growth;
+      const V x = pw.decay;
       const V sf = p.w11 * q * (u - 1.0) * x;
       const V cap = s / p.lapse_cap;
       const V s_lapse = cap < sf ? cap : sf;
@@ -334,7 +383,7 @@ template <class L>
       // S · max(1, c_g S^(-w19)) for ratings >= G0, S · c_g S^(-w19) below.
       const V c = g == 1.0 ? V{} + p.same_day[0]
                            : (g == 2.0 ? V{} + p.same_day[1] : (g == 4.0 ? V{} + p.same_day[3] : V{} + p.same_day[2]));
-      V sinc = c * L::exp(p.neg_w19 * log_s);
+      V sinc = c * pw.power;
       sinc = (g >= static_cast<double>(p.same_day_floor_rating)) & (sinc < 1.0) ? one : sinc;
       s_new = (fl & lane_same_day) != 0 ? s * sinc : s_new;
     }
@@ -429,14 +478,15 @@ template <class L>
     V s_new = s, a_s = one, b_s = zero;
     V c8 = zero, c9 = zero, c10 = zero, c11 = zero, c12 = zero, c13 = zero, c14 = zero, c15 = zero, c16 = zero,
       c17 = zero, c18 = zero, c19 = zero, c20 = zero;
-    const V log_s = any & (lane_same_day | lane_success) ? L::log(s) : s;
+    const Powers<V> pw = lane_powers<L>(p, any, fl, s, d, r);
     if (any & lane_success) {
       const M on = (fl & lane_success) != 0;
       const V m = g == 2.0 ? V{} + p.w15 : (g == 4.0 ? V{} + p.w16 : one);
-      const V p9 = L::exp(p.neg_w9 * log_s);
+      const V log_s = pw.log;
+      const V p9 = pw.power;
       const V dx9 = p.neg_w9 * p9 / s;
       const V dy9 = p9 * log_s;
-      const V e10 = L::exp((1.0 - r) * p.w10);
+      const V e10 = pw.decay;
       const V a1 = p.exp_w8 * (11.0 - d);
       const V a = a1 * p9;
       const V f = a * (e10 - 1.0);
@@ -454,16 +504,16 @@ template <class L>
     }
     if (any & lane_lapse) {
       const M on = (fl & lane_lapse) != 0;
-      const V log_d = L::log(d);
-      const V q12 = L::exp(p.neg_w12 * log_d);
+      const V log_d = pw.log;
+      const V q12 = pw.power;
       const V qx = p.neg_w12 * q12 / d;
       const V qy = q12 * log_d;
       const V s1 = s + 1.0;
-      const V log_s1 = L::log(s1);
-      const V u = L::exp(p.w13 * log_s1);
+      const V log_s1 = pw.log_s1;
+      const V u = pw.growth;
       const V ux = p.w13 * u / s1;
       const V uy = u * log_s1;
-      const V x = L::exp((1.0 - r) * p.w14);
+      const V x = pw.decay;
       const V sf = p.w11 * q12 * (u - 1.0) * x;
       const V cap = s / p.lapse_cap;
       const V ka = sf < cap ? one : (cap < sf ? zero : one * 0.5);  // min's selection (tie: half each)
@@ -487,9 +537,9 @@ template <class L>
       lane_pick<V>(c, g, p.same_day);
       lane_pick<V>(c_d17, g, q.same_day_d17);
       lane_pick<V>(c_d18, g, q.same_day_d18);
-      const V p19 = L::exp(p.neg_w19 * log_s);
+      const V p19 = pw.power;
       const V dx19 = p.neg_w19 * p19 / s;
-      const V dy19 = p19 * log_s;
+      const V dy19 = p19 * pw.log;
       const V sinc = c * p19;
       const M floor = (g >= static_cast<double>(p.same_day_floor_rating)) & (sinc < 1.0);
       const M free = on & ~floor;
@@ -565,6 +615,29 @@ template <class L>
 #undef SRS_DETAIL_GET
 }
 
+/// The binary cross-entropy of each entry of `plan` in lanes, after its loss
+/// pass gave p: out[e] = -max(ln q, -100) with q = p[e] for a row labelled
+/// 1, 1 - p[e] for a row labelled 0 (optim::bce's values with libmvec's log,
+/// at most 4 ulp from libm's), and 0 for an entry without a row.
+template <class L>
+[[gnu::always_inline]] inline void lanes_bce_body(const LanePlan& plan, const double* p, double* out) {
+  using V = typename L::V;
+  using M = typename L::M;
+  constexpr std::size_t W = L::width;
+  const V one = V{} + 1.0;
+  const V floor = V{} - 100.0;
+  for (std::size_t e = 0; e < plan.flags.size(); e += W) {
+    V pv, label;
+    M fl;
+    lane_load(pv, p + e);
+    lane_load(label, plan.label.data() + e);
+    std::memcpy(&fl, plan.flags.data() + e, sizeof(M));
+    const V q = (fl & lane_row) == 0 ? one : (label != 0.0 ? pv : one - pv);
+    const V l = L::log(q);
+    lane_store(out + e, -(l < floor ? floor : l));
+  }
+}
+
 inline void fsrs6_lanes_sse2(const Fsrs6LaneParams& p, const std::array<double, 4>& init_s,
                              const std::array<double, 4>& init_d, const LanePlan& plan, double* out) {
   fsrs6_lanes_body<LanesSse2>(p, init_s, init_d, plan, out);
@@ -573,6 +646,13 @@ inline void fsrs6_lanes_sse2(const Fsrs6LaneParams& p, const std::array<double, 
                                                      const std::array<double, 4>& init_d, const LanePlan& plan,
                                                      double* out) {
   fsrs6_lanes_body<LanesAvx2>(p, init_s, init_d, plan, out);
+}
+
+inline void lanes_bce_sse2(const LanePlan& plan, const double* p, double* out) {
+  lanes_bce_body<LanesSse2>(plan, p, out);
+}
+[[gnu::target("avx2")]] inline void lanes_bce_avx2(const LanePlan& plan, const double* p, double* out) {
+  lanes_bce_body<LanesAvx2>(plan, p, out);
 }
 
 inline void fsrs6_lanes_grad_sse2(const Fsrs6LaneParams& p, const Fsrs6LaneGradParams& q,
