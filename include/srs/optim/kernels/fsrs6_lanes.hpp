@@ -171,8 +171,19 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
   for (std::size_t c = 0; c < n_cards; ++c) {
     const auto cd = card_at(c);
     if (cd.rows.empty()) continue;
-    std::size_t rounds = 0;
-    walk(cd, [&](bool, std::size_t, bool, std::size_t) { ++rounds; });
+    // walk()'s rounds, counted without walking: one per row, plus one per
+    // history length below the last row's that no row has (a review replayed
+    // alone). Rows walk() refuses are refused here too.
+    const auto& rows = cd.rows;
+    std::size_t lengths = 0;  // distinct row lengths below the last row's
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::size_t len = rows[k].len;
+      if (len < 1 || (k > 0 && len < rows[k - 1].len)) {
+        throw std::invalid_argument("FSRS-6 lane pass: a card's rows need history lengths >= 1, non-decreasing");
+      }
+      lengths += (k == 0 || len != rows[k - 1].len) ? 1 : 0;
+    }
+    const std::size_t rounds = rows.size() + rows.back().len - lengths;  // (m - 1) - (lengths - 1) step-only rounds
     std::size_t j = 0;
     for (std::size_t q = 1; q < width; ++q)
       if (used[q] < used[j]) j = q;
