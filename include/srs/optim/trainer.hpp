@@ -259,11 +259,14 @@ struct TrainerCore {
     if constexpr (HasFrozen<M>) frozen = model.frozen();
   }
 
+  /// A row's training length (the batches' and the loss order's sort key).
+  std::size_t length(const TrainRow& r) const { return training_length(model, ds.items[r.item]); }
+
   /// Sorts eval_rows stably by training length: the order in which total_loss()
   /// sums the loss rows (the reference's). The passes in vector lanes sum
   /// theirs in their own order and need no sort.
   void sort_eval_rows() {
-    stable_sort_by_small_key(eval_rows, [&](const TrainRow& r) { return training_length(model, ds.items[r.item]); });
+    stable_sort_by_small_key(eval_rows, [&](const TrainRow& r) { return length(r); });
   }
 
   /// The cosine schedule and the step count once the batches are known.
@@ -436,8 +439,7 @@ LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass,
 template <class M>
 void train_reference_batches(TrainerCore<M>& t) {
   constexpr std::size_t N = M::num_params;
-  const auto length = [&](const TrainRow& r) { return training_length(t.model, t.ds.items[r.item]); };
-  stable_sort_by_small_key(t.grad_rows, length);
+  stable_sort_by_small_key(t.grad_rows, [&](const TrainRow& r) { return t.length(r); });
   t.sort_eval_rows();
   const std::size_t batch = std::max<std::size_t>(1, t.cfg.batch_size);
   std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of grad_rows
@@ -511,15 +513,11 @@ void train_card_window(TrainerCore<M>& t) {
   };
   if (!fuse) {
     // The evaluation rows' cards: the gradient passes' when the rows are the
-    // same, else grouped from the rows in time order (the quick grouping);
-    // slot: the evaluation row (row_loss index) of each.
+    // same, else grouped from the rows, still in time order here (a row's
+    // index in them is its time position); slot: the evaluation row
+    // (row_loss index) of each.
     const bool same_rows = t.grad_rows.size() == t.eval_rows.size();
-    std::vector<TrainRow> eval_by_time;
-    if (!same_rows) {
-      eval_by_time.resize(t.eval_rows.size());
-      for (const TrainRow& r : t.eval_rows) eval_by_time[r.time] = r;
-    }
-    const CardPass own_cards = same_rows ? CardPass{} : make_card_pass(t.ds, eval_by_time);
+    const CardPass own_cards = same_rows ? CardPass{} : make_card_pass(t.ds, t.eval_rows);
     const CardPass& eval_cards = same_rows ? grad_cards : own_cards;
     const auto slot = [&](const CardRow& row) {
       return eval_at[same_rows ? t.grad_rows[row.index].time : row.index];

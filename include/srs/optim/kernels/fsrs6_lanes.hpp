@@ -146,9 +146,12 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
     static_cast<double>(r.weight);
     static_cast<double>(r.y);
   };
+  const auto refuse = [] {
+    throw std::invalid_argument("FSRS-6 lane pass: a card's rows need history lengths >= 1, non-decreasing");
+  };
   // A card's rounds, one at a time: f(has_row, k, do_step, done) with row k
   // predicted when has_row and review `done` replayed when do_step.
-  const auto walk = [](const auto& cd, auto&& f) {
+  const auto walk = [&refuse](const auto& cd, auto&& f) {
     const auto& rows = cd.rows;
     const std::size_t m = rows.back().len;
     std::size_t done = 1, k = 0;
@@ -156,9 +159,7 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
       const bool has_row = rows[k].len == done;
       const std::size_t after = k + (has_row ? 1 : 0);
       const bool do_step = !(after < rows.size() && rows[after].len == done) && done < m;
-      if (!has_row && !do_step) {
-        throw std::invalid_argument("FSRS-6 lane pass: a card's rows need history lengths >= 1, non-decreasing");
-      }
+      if (!has_row && !do_step) refuse();
       f(has_row, k, do_step, done);
       k = after;
       if (do_step) ++done;
@@ -178,9 +179,7 @@ LanePlan make_lane_plan(std::size_t width, std::size_t n_cards, CardAt&& card_at
     std::size_t lengths = 0;  // distinct row lengths below the last row's
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const std::size_t len = rows[k].len;
-      if (len < 1 || (k > 0 && len < rows[k - 1].len)) {
-        throw std::invalid_argument("FSRS-6 lane pass: a card's rows need history lengths >= 1, non-decreasing");
-      }
+      if (len < 1 || (k > 0 && len < rows[k - 1].len)) refuse();
       lengths += (k == 0 || len != rows[k - 1].len) ? 1 : 0;
     }
     const std::size_t rounds = rows.size() + rows.back().len - lengths;  // (m - 1) - (lengths - 1) step-only rounds
