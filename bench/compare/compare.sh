@@ -7,7 +7,9 @@
 #
 # 1. installs @open-spaced-repetition/binding (fsrs-rs 6.5.0) into a temporary folder;
 # 2. builds bench/compare/srs_compare and srs-bench in Release ($SRS_COMPARE_BUILD,
-#    default build/compare; extra CMake flags in $SRS_COMPARE_CMAKE_FLAGS);
+#    default build/compare; srs-bench linked statically, SRS_STATIC_PROGRAMS=ON, as
+#    fsrs-rs's evaluation is timed inside an already running process; extra CMake
+#    flags in $SRS_COMPARE_CMAKE_FLAGS, e.g. -DSRS_STATIC_PROGRAMS=OFF);
 # 3. datasets: every <dir>/revlogs.csv under ${SRS_REAL_DATA_DIR:-../shared/data/real}
 #    (or the files given), then simulated users of each --sizes reviews
 #    (srs_compare simulate);
@@ -35,7 +37,7 @@ while (($#)); do
     --reps) reps="$2"; shift 2 ;;
     --no-cv) cv=0; shift ;;
     --sizes) sizes="$2"; shift 2 ;;
-    -h|--help) sed -n '3,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "compare.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
@@ -52,7 +54,7 @@ npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error "@open-spaced-
 echo "== building srs_compare and srs-bench in $build" >&2
 # shellcheck disable=SC2086
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSRS_BUILD_TESTS=OFF -DSRS_BUILD_EXAMPLES=ON \
-  -DSRS_BUILD_BENCH=ON -DSRS_BUILD_C_API=OFF ${SRS_COMPARE_CMAKE_FLAGS:-} >/dev/null
+  -DSRS_BUILD_BENCH=ON -DSRS_BUILD_C_API=OFF -DSRS_STATIC_PROGRAMS=ON ${SRS_COMPARE_CMAKE_FLAGS:-} >/dev/null
 cmake --build "$build" --target srs_compare srs-bench -j2 >/dev/null
 tool="$build/bench/srs_compare"
 bench="$build/examples/srs-bench"
