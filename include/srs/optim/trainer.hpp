@@ -36,13 +36,16 @@
 
 #include <algorithm>   // std::stable_sort, std::min, std::max
 #include <array>       // std::array
+#include <bit>         // std::bit_cast
 #include <cmath>       // std::isfinite
 #include <cstddef>     // std::size_t
+#include <cstdint>     // std::int32_t, std::uint8_t, std::uint64_t
 #include <limits>      // std::numeric_limits
 #include <random>      // std::mt19937
 #include <span>        // std::span
 #include <string>      // std::string
 #include <type_traits> // std::void_t
+#include <unordered_map> // std::unordered_map
 #include <utility>     // std::pair, std::move
 #include <vector>      // std::vector
 
@@ -51,6 +54,7 @@
 #include <srs/core/error.hpp>                     // srs::InadequateData
 #include <srs/data/dataset.hpp>                   // data::Dataset
 #include <srs/optim/adam.hpp>                     // optim::Adam
+#include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<models::Fsrs6>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 #include <srs/optim/randperm.hpp>                 // optim::torch_randperm
@@ -434,8 +438,78 @@ LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass,
   return lp;
 }
 
+/// Reference batching's rows that share one kernel pass: in a batch, the rows
+/// whose histories are the same review for review (bit for bit: each review's
+/// interval and rating) and, for a kernel whose passes also depend on the
+/// interval predicted (RowTape::row_tape_per_interval), whose delta_t is the
+/// same. The first of them keeps its pass in a slot (kernel.row()), the others
+/// take it from there (kernel.row_again()), each in its own place in the
+/// batch: the same operations in the same order as replaying every row.
+struct SharedRows {
+  std::vector<std::int32_t> slot;   // per gradient row: its slot in its batch, -1 if its pass is its own
+  std::vector<std::uint8_t> first;  // per gradient row: whether it makes its slot's pass
+  std::size_t slots = 0;            // the most slots of a batch
+};
+
+/// A kernel's RowTape, or an empty type for a kernel whose rows do not share.
+template <class K>
+struct RowTapeOfKernel {
+  struct type {};
+};
+template <SharesRowHistories K>
+struct RowTapeOfKernel<K> {
+  using type = typename K::RowTape;
+};
+
+template <class M>
+SharedRows share_rows(const TrainerCore<M>& t, const std::vector<std::pair<std::size_t, std::size_t>>& batches,
+                      bool per_interval) {
+  SharedRows out;
+  out.slot.assign(t.grad_rows.size(), -1);
+  out.first.assign(t.grad_rows.size(), 0);
+  const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+  const auto same = [&](const data::Item& a, const data::Item& b) {
+    if (a.hist_len != b.hist_len || (per_interval && bits(a.delta_t) != bits(b.delta_t))) return false;
+    const auto ha = t.ds.history(a), hb = t.ds.history(b);
+    for (std::size_t i = 0; i < ha.size(); ++i)
+      if (bits(ha[i].t) != bits(hb[i].t) || ha[i].rating != hb[i].rating) return false;
+    return true;
+  };
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> firsts;  // a history's hash: its rows of a pass of their own
+  for (const auto& [begin, end] : batches) {
+    firsts.clear();
+    std::int32_t slots = 0;
+    for (std::size_t r = begin; r < end; ++r) {
+      const data::Item& it = t.ds.items[t.grad_rows[r].item];
+      std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the words
+      const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+      for (const data::Step& st : t.ds.history(it)) {
+        mix(bits(st.t));
+        mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(st.rating)));
+      }
+      if (per_interval) mix(bits(it.delta_t));
+      std::vector<std::size_t>& rows = firsts[h];
+      bool shared = false;
+      for (const std::size_t f : rows) {
+        if (!same(t.ds.items[t.grad_rows[f].item], it)) continue;
+        if (out.slot[f] < 0) {
+          out.slot[f] = slots++;
+          out.first[f] = 1;
+        }
+        out.slot[r] = out.slot[f];
+        shared = true;
+        break;
+      }
+      if (!shared) rows.push_back(r);
+    }
+    out.slots = std::max(out.slots, static_cast<std::size_t>(slots));
+  }
+  return out;
+}
+
 /// Reference batching: gradient rows stably sorted by history length, batches
-/// of batch_size rows, each row's history replayed alone by the kernel.
+/// of batch_size rows, each row's history replayed with the batch's
+/// parameters (rows with the same history share the replay: SharedRows).
 template <class M>
 void train_reference_batches(TrainerCore<M>& t) {
   constexpr std::size_t N = M::num_params;
@@ -449,12 +523,65 @@ void train_reference_batches(TrainerCore<M>& t) {
   const CardPass eval_cards = make_card_pass(t.ds, t.eval_rows);
   const auto slot = [](const CardRow& row) { return row.index; };
 
+  using Kernel = GradientKernel<M>;
+  SharedRows shared;
+  // A kernel that replays trees: each batch's histories as one, and each
+  // row's last review in it (tree_rows, with what the row's loss term needs,
+  // in row order).
+  struct TreeRow {
+    std::uint32_t node;  // the history's last review
+    std::uint32_t len;   // its length
+    double delta_t;
+    double weight;
+    std::int32_t y;
+  };
+  std::vector<HistoryTree> trees;
+  std::vector<TreeRow> tree_rows;
+  if constexpr (ReplaysHistoryTrees<Kernel>) {
+    if (t.opt.share_histories) {
+      trees.resize(batches.size());
+      tree_rows.reserve(t.grad_rows.size());
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        std::size_t reviews = 0;
+        for (std::size_t r = batches[b].first; r < batches[b].second; ++r)
+          reviews += t.ds.items[t.grad_rows[r].item].hist_len;
+        trees[b].reserve(reviews);
+        for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
+#if defined(__GNUC__)
+          if (r + 4 < batches[b].second)
+            __builtin_prefetch(t.ds.steps.data() + t.ds.items[t.grad_rows[r + 4].item].hist_begin);
+#endif
+          const data::Item& it = t.ds.items[t.grad_rows[r].item];
+          tree_rows.push_back({trees[b].add(t.ds.history(it)), static_cast<std::uint32_t>(it.hist_len), it.delta_t,
+                               t.grad_rows[r].weight, it.y});
+        }
+        trees[b].seal();
+      }
+    }
+  } else if constexpr (SharesRowHistories<Kernel>) {
+    if (t.opt.share_histories) shared = share_rows(t, batches, Kernel::row_tape_per_interval);
+  }
+  const bool sharing = !shared.slot.empty();
+  std::vector<typename RowTapeOfKernel<Kernel>::type> tapes(shared.slots);
   t.record(t.template evaluate<false>(eval_cards, slot), 0);
   std::array<double, N> grad;
   for (int epoch = 0; epoch < t.cfg.n_epoch; ++epoch) {
     for (std::size_t b : torch_randperm(batches.size(), t.gen)) {
       t.kernel.reset(std::span<const double, N>(t.w));
       grad.fill(0.0);
+      if constexpr (ReplaysHistoryTrees<Kernel>) {
+        if (!tree_rows.empty()) {
+          t.kernel.begin_tree(trees[b]);
+          for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
+            const TreeRow& row = tree_rows[r];
+            t.kernel.tree_row(
+                trees[b], row.node, row.len, row.delta_t,
+                [&](double p) { return TrainerCore<M>::coef(row.weight, row.y, p); }, std::span<double, N>(grad));
+          }
+          t.update(grad, batches[b].second - batches[b].first, epoch);
+          continue;
+        }
+      }
       for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
 #if defined(__GNUC__)
         // Rows sorted by length are scattered over the items and their
@@ -468,6 +595,18 @@ void train_reference_batches(TrainerCore<M>& t) {
 #endif
         const data::Item& it = t.ds.items[t.grad_rows[r].item];
         const double weight = t.grad_rows[r].weight;
+        if constexpr (SharesRowHistories<Kernel>) {
+          if (sharing && shared.slot[r] >= 0) {
+            const auto coef = [&](double p) { return TrainerCore<M>::coef(weight, it.y, p); };
+            typename Kernel::RowTape& tape = tapes[static_cast<std::size_t>(shared.slot[r])];
+            if (shared.first[r]) {
+              t.kernel.row(t.ds.history(it), it.delta_t, coef, std::span<double, N>(grad), tape);
+            } else {
+              t.kernel.row_again(tape, it.delta_t, coef, std::span<double, N>(grad));
+            }
+            continue;
+          }
+        }
         t.kernel.card(
             t.ds.history(it), 1, [&](std::size_t) { return it.hist_len; }, [&](std::size_t) { return it.delta_t; },
             [&](std::size_t, double p) { return TrainerCore<M>::coef(weight, it.y, p); }, std::span<double, N>(grad));

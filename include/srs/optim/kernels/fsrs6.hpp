@@ -25,10 +25,11 @@
 /// card-window batches use them.
 #pragma once
 
+#include <algorithm>  // std::fill, std::fill_n
 #include <array>     // std::array
 #include <cmath>     // std::exp, std::log, std::pow
 #include <cstddef>   // std::size_t
-#include <cstdint>   // std::uint8_t
+#include <cstdint>   // std::uint8_t, std::uint32_t
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <utility>   // std::pair, std::as_const
@@ -37,6 +38,7 @@
 #include <srs/core/dual.hpp>                     // core::Dual
 #include <srs/data/dataset.hpp>                  // data::Step
 #include <srs/models/fsrs.hpp>                   // models::Fsrs6
+#include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/fsrs6_lanes.hpp>      // the passes in vector lanes
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 #include <srs/optim/replay.hpp>                   // optim::bce
@@ -102,9 +104,7 @@ class GradientKernel<models::Fsrs6> {
             std::span<double, 21> grad) {
     if (n == 0) return;
     const DerivedDual& dv = *dv_;
-    const int g0 = steps[0].rating;
-    if (g0 < 1 || g0 > 4) init_other_ = model_.init(dv, steps[0]);
-    const State<Dual>& st0 = g0 >= 1 && g0 <= 4 ? init_[static_cast<std::size_t>(g0 - 1)] : init_other_;
+    const State<Dual>& st0 = first_state(steps[0]);
     const std::size_t m = len(n - 1);  // states 0..m-1: after 1..m reviews
     if (tape_.size() < m) {
       tape_.resize(m);
@@ -133,20 +133,105 @@ class GradientKernel<models::Fsrs6> {
       seed_[done - 1] += cf * c.d_s;
       grad[20] += cf * c.d_w20;
     }
-    // Backward: λs, λd = ∂loss/∂(S, D) of state i, from the last state to the first.
+    sweep(
+        m, [&](std::size_t i) -> const Local<double>& { return tape_[i]; }, [&](std::size_t i) { return seed_[i]; },
+        [&]() -> const State<Dual>& { return st0; }, grad);
+  }
+
+  /// Reference batching's rows over their batch's history tree
+  /// (optim::HistoryTree): begin_tree() after reset() and before the batch's
+  /// rows, then tree_row() for each row, whose history's last review is
+  /// `node` (m reviews). Each node's state is computed once per batch, for
+  /// the first row through it; every row's prediction and backward sweep are
+  /// card(history, 1, ...)'s operations on the same values, so the same
+  /// gradient to the last bit.
+  void begin_tree(const HistoryTree& tree) {
+    if (node_local_.size() < tree.size()) {
+      node_local_.resize(tree.size());
+      node_stamp_.resize(tree.size(), 0);
+    }
+    if (++stamp_ == 0) {  // wrapped: forget every node
+      std::fill(node_stamp_.begin(), node_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+  }
+  template <class Coef>
+  void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
+                std::span<double, 21> grad) {
+    const DerivedDual& dv = *dv_;
+    // Up from the last review to the first one computed for this batch (or
+    // the first review, whose state is the first state) ...
+    if (path_.size() < m) path_.resize(m);
+    std::size_t k = 0;
+    std::uint32_t v = node;
+    std::size_t depth = m - 1;  // v's review's position in the history
+    for (; depth > 0 && node_stamp_[v] != stamp_; --depth, v = tree.parent(v)) path_[k++] = v;
+    double s, d;
+    if (depth > 0) {
+      s = node_local_[v].s;
+      d = node_local_[v].d;
+    } else {
+      const State<Dual>& st0 = first_state(tree.step(v));
+      s = st0.s.val;
+      d = st0.d.val;
+    }
+    // ... then down again, computing those.
+    while (k > 0) {
+      const std::uint32_t u = path_[--k];
+      node_local_[u] = local_step<true>(dv, s, d, tree.step(u));
+      node_stamp_[u] = stamp_;
+      s = node_local_[u].s;
+      d = node_local_[u].d;
+    }
+    const Curve<double> c = curve<true>(dv, s, delta_t);
+    const double cf = coef(c.r);
+    const double top = 0.0 + cf * c.d_s;  // card()'s seed of its last state (zero before)
+    grad[20] += cf * c.d_w20;
+    v = node;
+    sweep(
+        m,
+        [&](std::size_t) -> const Local<double>& {
+          const Local<double>& e = node_local_[v];
+          v = tree.parent(v);
+          return e;
+        },
+        [&](std::size_t i) { return i == m - 1 ? top : 0.0; },
+        [&]() -> const State<Dual>& { return first_state(tree.step(v)); }, grad);
+  }
+
+
+ private:
+  /// The backward sweep of a card's states m-1..0: tape(i) is the review into
+  /// state i and seed(i) its rows' Σ coef ∂p/∂S, asked for in the order
+  /// i = m-1, ..., 1 (seed(0) last); first() the first state, asked for
+  /// after them. λs, λd = ∂loss/∂(S, D) of state i, into `grad`.
+  template <class Tape, class Seed, class First>
+  static void sweep(std::size_t m, Tape tape, Seed seed, First first, std::span<double, 21> grad) {
     double ls = 0, ld = 0;
     for (std::size_t i = m - 1; i > 0; --i) {
-      ls += seed_[i];
-      const Local<double>& e = tape_[i];
+      ls += seed(i);
+      const Local<double>& e = tape(i);
       for (std::size_t j = 0; j < e.n_s; ++j) grad[e.k_s[j]] += ls * e.c_s[j];
       for (std::size_t j = 0; j < 4; ++j) grad[4 + j] += ld * e.c_d[j];
       const double ls_prev = ls * e.a_s;
       ld = ls * e.b_s + ld * e.a_d;
       ls = ls_prev;
     }
-    ls += seed_[0];
+    ls += seed(0);
+    const State<Dual>& st0 = first();
     for (std::size_t j = 0; j < 21; ++j) grad[j] += ls * st0.s.grad[j] + ld * st0.d.grad[j];
   }
+
+  /// The first state of a card whose first review is `first` (into
+  /// init_other_ for a rating outside 1..4).
+  const State<Dual>& first_state(data::Step first) {
+    const int g0 = first.rating;
+    if (g0 >= 1 && g0 <= 4) return init_[static_cast<std::size_t>(g0 - 1)];
+    init_other_ = model_.init(*dv_, first);
+    return init_other_;
+  }
+
+ public:
 
   /// The predictions of one card's rows at the parameters of reset(),
   /// `emit(k, p_k)`: the loss passes. Fast = false: std::pow, the model's values
@@ -296,7 +381,7 @@ class GradientKernel<models::Fsrs6> {
   struct PowOf {
     V x, y, p, log_x = 0;
     bool have_log = false;
-    PowOf(V x_, V y_) : x(x_), y(y_) {
+    [[gnu::always_inline]] PowOf(V x_, V y_) : x(x_), y(y_) {
       if constexpr (Fast) {
         if (x > V(0)) {
           log_x = std::log(x);
@@ -307,7 +392,7 @@ class GradientKernel<models::Fsrs6> {
       }
       p = std::pow(x, y);
     }
-    std::pair<V, V> partials() const {
+    [[gnu::always_inline]] std::pair<V, V> partials() const {
       if (have_log) return {y == V(0) ? V(0) : y * p / x, p == V(0) ? V(0) : p * log_x};
       return pow_partials(x, y, p);
     }
@@ -319,7 +404,7 @@ class GradientKernel<models::Fsrs6> {
     V r, d_s, d_w20;
   };
   template <bool Fast, class V = double>
-  static Curve<V> curve(const DerivedDual& dv, V s, double t) {
+  [[gnu::always_inline]] static Curve<V> curve(const DerivedDual& dv, V s, double t) {
     const V q = dv.factor.val * V(t) / s;
     const V b = V(1) + q;
     const V w20 = dv.w[20].val;
@@ -351,7 +436,8 @@ class GradientKernel<models::Fsrs6> {
   /// (Fsrs6::next), and its partials (Fast: PowOf's e^(y ln x) instead of
   /// std::pow). `known`, when given, is curve<Fast>(dv, S, step.t).
   template <bool Fast, class V = double>
-  Local<V> local_step(const DerivedDual& dv, V S, V D, data::Step step, const Curve<V>* known = nullptr) const {
+  [[gnu::always_inline]] Local<V> local_step(const DerivedDual& dv, V S, V D, data::Step step,
+                                             const Curve<V>* known = nullptr) const {
     using std::exp;
     const auto w = [&](std::size_t k) { return dv.w[k].val; };
     const int g = step.rating;
@@ -473,6 +559,10 @@ class GradientKernel<models::Fsrs6> {
   State<Dual> init_other_{};                       // ... for another first rating
   std::vector<Local<double>> tape_;                // tape_[i]: the review into state i
   std::vector<double> seed_;                       // seed_[i]: Σ coef ∂p/∂S of the rows predicted from state i
+  std::vector<Local<double>> node_local_;          // tree_row(): each tree node's review into its state,
+  std::vector<std::uint32_t> node_stamp_;          // ... computed for this batch when its stamp is stamp_
+  std::uint32_t stamp_ = 0;
+  std::vector<std::uint32_t> path_;                // tree_row(): the row's nodes not yet computed, last first
 };
 
 }  // namespace srs::optim

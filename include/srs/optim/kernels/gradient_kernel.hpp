@@ -11,11 +11,15 @@
 /// inherit: models::FsrsRs derives from Fsrs6 but steps differently and has its
 /// own (optim/kernels/fsrs_rs.hpp). Models include no kernel code.
 ///
-/// Every kernel has the interface below; tests/optim/kernels.test.cpp checks
-/// each one against forward-mode Dual on random cards.
+/// Every kernel has the interface below (row() and row_again(), or
+/// begin_tree() and tree_row(), for reference batching's rows that share
+/// reviews, are optional);
+/// tests/optim/kernels.test.cpp checks each one against forward-mode Dual on
+/// random cards.
 #pragma once
 
 #include <array>     // std::array
+#include <concepts>  // std::convertible_to
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -23,9 +27,22 @@
 #include <srs/concepts.hpp>      // srs::DualTrainable
 #include <srs/core/dual.hpp>     // core::Dual
 #include <srs/data/dataset.hpp>  // data::Step
+#include <srs/optim/history_tree.hpp>  // optim::HistoryTree
 #include <srs/optim/replay.hpp>  // optim::Predictor
 
 namespace srs::optim {
+
+/// A kernel whose rows can share a history's pass (RowTape, row(), row_again()).
+template <class K>
+concept SharesRowHistories = requires {
+  typename K::RowTape;
+  { K::row_tape_per_interval } -> std::convertible_to<bool>;
+};
+
+/// A kernel that replays a batch's histories as a tree (begin_tree(),
+/// tree_row(): optim/history_tree.hpp), each shared review once.
+template <class K>
+concept ReplaysHistoryTrees = requires(K& k, const HistoryTree& tree) { k.begin_tree(tree); };
 
 /// Forward mode through optim::Predictor: the generic kernel, also the
 /// fallback a model's own kernel may delegate to (optim/kernels/fsrs_rs.hpp).
@@ -65,6 +82,34 @@ class ForwardModeKernel {
       const double c = coef(k, p.val);
       for (std::size_t j = 0; j < N; ++j) grad[j] += c * p.grad[j];
     });
+  }
+
+  /// What a row's pass leaves for the rows with the same history and the same
+  /// interval (optim::train_reference_batches): its prediction with gradient.
+  struct RowTape {
+    Dual p{};
+  };
+  static constexpr bool row_tape_per_interval = true;
+
+  /// card(steps, 1, ...) for one row whose history is `steps` (all of them),
+  /// predicted at `delta_t`, `coef(p)` its ∂loss/∂p; keeps in `keep` what
+  /// row_again() needs for the rows with the same history and interval.
+  template <class Coef>
+  void row(std::span<const data::Step> steps, double delta_t, Coef coef, std::span<double, N> grad,
+           RowTape& keep) const {
+    const std::size_t m = steps.size();
+    duals_->card(
+        steps, 1, [m](std::size_t) { return m; }, [delta_t](std::size_t) { return delta_t; },
+        [&](std::size_t, const Dual& p) { keep.p = p; });
+    row_again(keep, delta_t, coef, grad);
+  }
+
+  /// A row whose history and interval are `keep`'s (row()): card()'s
+  /// operations on row()'s prediction, so the same gradient to the last bit.
+  template <class Coef>
+  void row_again(const RowTape& keep, double /*delta_t*/, Coef coef, std::span<double, N> grad) const {
+    const double c = coef(keep.p.val);
+    for (std::size_t j = 0; j < N; ++j) grad[j] += c * keep.p.grad[j];
   }
 
   /// The predictions of one card's rows (as card()) at the parameters of

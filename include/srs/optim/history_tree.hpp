@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/// @file srs/optim/history_tree.hpp
+/// Review histories as a tree (reference batching,
+/// optim::train_reference_batches): node v is one review — its step and the
+/// node of the review before it, none for a card's first review — and
+/// histories that begin with the same reviews (bit for bit: each review's
+/// interval and rating) share those reviews' nodes. A kernel that replays the
+/// tree (FSRS-6's) computes each node's state once per batch instead of once
+/// per row through it; the states are the same, so the gradient is too.
+#pragma once
+
+#include <bit>      // std::bit_cast
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <span>     // std::span
+#include <vector>   // std::vector
+
+#include <srs/data/dataset.hpp>  // data::Step
+
+namespace srs::optim {
+
+class HistoryTree {
+ public:
+  static constexpr std::uint32_t none = 0xffffffffu;
+
+  /// Room for `nodes` nodes without growing the index.
+  void reserve(std::size_t nodes) {
+    parent_.reserve(nodes);
+    step_.reserve(nodes);
+    std::size_t want = 1024;
+    while (want < 2 * nodes) want *= 2;
+    if (want > slots_.size()) {
+      slots_.assign(want, none);
+      for (std::uint32_t v = 0; v < parent_.size(); ++v) place(v);
+    }
+  }
+
+  /// Adds a history (at least one review); returns its last review's node.
+  std::uint32_t add(std::span<const data::Step> history) {
+    std::uint32_t v = none;
+    std::size_t i = 0;
+    for (; i < history.size(); ++i) {  // the reviews already in the tree ...
+      const std::uint32_t child = find(v, history[i]);
+      if (child == none) break;
+      v = child;
+    }
+    for (; i < history.size(); ++i) v = insert(v, history[i]);  // ... then new ones, without children yet
+    return v;
+  }
+
+  std::size_t size() const noexcept { return parent_.size(); }
+  /// The node of the review before v's, none for a first review.
+  std::uint32_t parent(std::uint32_t v) const { return parent_[v]; }
+  /// v's review.
+  const data::Step& step(std::uint32_t v) const { return step_[v]; }
+
+  /// Frees the index add() looks nodes up in: no add() after it.
+  void seal() { slots_ = {}; }
+
+ private:
+  static std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
+  static std::uint64_t hash(std::uint32_t parent, const data::Step& s) {
+    std::uint64_t h = (static_cast<std::uint64_t>(parent) << 32) ^ static_cast<std::uint32_t>(s.rating);
+    h ^= bits(s.t) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+  }
+  bool same(std::uint32_t v, std::uint32_t parent, const data::Step& s) const {
+    return parent_[v] == parent && bits(step_[v].t) == bits(s.t) && step_[v].rating == s.rating;
+  }
+  std::uint32_t find(std::uint32_t parent, const data::Step& s) const {
+    if (slots_.empty()) return none;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t k = hash(parent, s) & mask;; k = (k + 1) & mask) {
+      const std::uint32_t v = slots_[k];
+      if (v == none) return none;
+      if (same(v, parent, s)) return v;
+    }
+  }
+  std::uint32_t insert(std::uint32_t parent, const data::Step& s) {
+    if (2 * (parent_.size() + 1) > slots_.size()) grow();
+    const auto v = static_cast<std::uint32_t>(parent_.size());
+    parent_.push_back(parent);
+    step_.push_back(s);
+    place(v);
+    return v;
+  }
+  void place(std::uint32_t v) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t k = hash(parent_[v], step_[v]) & mask;
+    while (slots_[k] != none) k = (k + 1) & mask;
+    slots_[k] = v;
+  }
+  void grow() {
+    slots_.assign(slots_.empty() ? 1024 : 2 * slots_.size(), none);
+    for (std::uint32_t v = 0; v < parent_.size(); ++v) place(v);
+  }
+
+  std::vector<std::uint32_t> parent_;
+  std::vector<data::Step> step_;
+  std::vector<std::uint32_t> slots_;  // open addressing: node or none, at most half full
+};
+
+}  // namespace srs::optim
