@@ -255,16 +255,19 @@ void BM_card_window_loss(benchmark::State& state) {
 BENCHMARK(BM_card_window_loss)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
 /// Train FSRS-6 (S0 fit + 5 epochs) on all rows of the 10k-review user.
-/// Arg 0: reference batching (the default), 1: card-window batching (--fast),
-/// 2: card-window batching card by card (TrainOptions::lanes = Lanes::scalar).
+/// Arg 0: reference batching (the default: shared reviews replayed once per
+/// batch), 1: card-window batching (--fast), 2: card-window batching card by
+/// card (TrainOptions::lanes = Lanes::scalar), 3: reference batching with every
+/// row replayed alone (TrainOptions::share_histories = false).
 void BM_train_user(benchmark::State& state) {
   const Fsrs6 model;
   const auto& ds = user10k();
   std::vector<std::size_t> rows(ds.items.size());
   std::iota(rows.begin(), rows.end(), std::size_t{0});
   srs::optim::TrainOptions opt;
-  if (state.range(0) >= 1) opt.batching = srs::optim::Batching::card_window;
+  if (state.range(0) == 1 || state.range(0) == 2) opt.batching = srs::optim::Batching::card_window;
   if (state.range(0) == 2) opt.lanes = srs::optim::Lanes::scalar;
+  if (state.range(0) == 3) opt.share_histories = false;
   for (auto _ : state) {
     auto w = srs::optim::train(model, ds, std::span<const std::size_t>(rows), {}, opt);
     benchmark::DoNotOptimize(w);
@@ -272,9 +275,10 @@ void BM_train_user(benchmark::State& state) {
   state.SetLabel(std::to_string(ds.items.size()) + " training rows, " +
                  (state.range(0) == 0   ? "reference batching"
                   : state.range(0) == 1 ? "card-window (--fast)"
-                                        : "card-window, card by card"));
+                  : state.range(0) == 2 ? "card-window, card by card"
+                                        : "reference batching, every row alone"));
 }
-BENCHMARK(BM_train_user)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_user)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 /// The whole per-user protocol of srs-bench (5 folds: train + predict + metrics).
 /// Arg: 0 reference batching, 1 --fast; second arg: fold threads.

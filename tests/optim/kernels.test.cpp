@@ -10,7 +10,10 @@
 //   loss         Σ weight·BCE within 1e-12 relative
 //   gradient     every component within 1e-10 · max(1, max_j |∇_j|)
 //
-// and the loss passes: predict<false> equals optim::predict<double> bit for
+// and reference batching's shared passes (FSRS-6's and the generic kernel's
+// history trees; the generic kernel's RowTape for models that predict from the
+// whole history) equal each row replayed alone bit for bit; and the loss
+// passes: predict<false> equals optim::predict<double> bit for
 // bit, predict<true> equals card()'s predictions bit for bit where the kernel
 // claims it (fused_loss). Kernels are chosen by exact type: FSRS-rs, derived
 // from FSRS-6, does not inherit FSRS-6's kernel; its own takes FSRS-6's reverse
@@ -22,17 +25,23 @@
 #include <cstdint>    // std::uint64_t
 #include <random>     // std::mt19937_64, distributions
 #include <span>       // std::span
+#include <type_traits>  // std::decay_t
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
 #include <doctest/doctest.h>
 
 #include <srs/core/dual.hpp>                      // srs::core::Dual
 #include <srs/data/dataset.hpp>                   // srs::data::Step
+#include <srs/models/act_r.hpp>                   // srs::models::ActR
+#include <srs/models/dash.hpp>                    // srs::models::Dash
 #include <srs/models/fsrs.hpp>                    // srs::models::Fsrs1 .. Fsrs6
 #include <srs/models/fsrs_rs.hpp>                 // srs::models::FsrsRs
+#include <srs/models/hlr.hpp>                     // srs::models::Hlr
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<Fsrs6>
 #include <srs/optim/kernels/fsrs_rs.hpp>          // GradientKernel<FsrsRs>
-#include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel
+#include <srs/optim/history_tree.hpp>             // srs::optim::HistoryTree
+#include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel, ReplaysHistoryTrees, SharesRowHistories
 #include <srs/optim/replay.hpp>                   // srs::optim::predict, bce, bce_derivative
 
 #include <support/check_model.hpp>  // srs::test::simulate_history, random_params
@@ -46,6 +55,13 @@ static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::generic);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::fused_loss);
 static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
+static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs6>>);
+static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs5>>);  // stepwise
+static_assert(srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::ActR>> &&
+              !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);  // from the history
+static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Hlr>>);  // counts: no gradient
+static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::FsrsRs>> &&
+              !srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::FsrsRs>>);
 
 /// How a parameter vector is drawn.
 enum class Draw { in_box, uniform, at_bounds };
@@ -205,6 +221,62 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
         CHECK(std::abs(grad_rows[j] - grad_ref[j]) <= 1e-10 * scale);
       }
 
+      // Reference batching's shared passes: the rows twice over (the second
+      // time every history is known) and the rows of a second card whose
+      // last replayed review differs (sharing all before it), bit for bit
+      // each row alone.
+      {
+        std::vector<Step> h2 = h;
+        h2[h.size() - 2].rating = h2[h.size() - 2].rating % 4 + 1;
+        std::vector<std::pair<const std::vector<Step>*, std::size_t>> rows;  // (card, row)
+        for (int twice = 0; twice < 2; ++twice)
+          for (std::size_t k = 0; k < n; ++k) rows.emplace_back(&h, k);
+        for (std::size_t k = 0; k < n; ++k) rows.emplace_back(&h2, k);
+        const auto coef = [&](std::size_t k) {
+          return [&r, k](double p) { return r.weight[k] * srs::optim::bce_derivative(p, r.y[k]); };
+        };
+        std::array<double, N> alone{};
+        for (const auto& [card, k] : rows)
+          kernel.card(
+              std::span<const Step>(card->data(), r.len[k]), 1, [&](std::size_t) { return r.len[k]; },
+              [&](std::size_t) { return r.dt[k]; }, [&](std::size_t, double p) { return coef(k)(p); },
+              std::span<double, N>(alone));
+        std::array<double, N> shared{};
+        using K = srs::optim::GradientKernel<M>;
+        if constexpr (srs::optim::ReplaysHistoryTrees<K>) {
+          srs::optim::HistoryTree tree;
+          std::vector<std::uint32_t> node;
+          for (const auto& [card, k] : rows) node.push_back(tree.add(std::span<const Step>(card->data(), r.len[k])));
+          CHECK(tree.size() == h.size());  // h's replayed reviews and h2's last one
+          kernel.begin_tree(tree);
+          for (std::size_t i = 0; i < rows.size(); ++i) {
+            const std::size_t k = rows[i].second;
+            kernel.tree_row(tree, node[i], r.len[k], r.dt[k], coef(k), std::span<double, N>(shared));
+          }
+        } else if constexpr (srs::optim::SharesRowHistories<K>) {
+          // A tape per row of h, shared by h2's row when its history is the
+          // same (it ends before the review that differs); h2's others their own.
+          std::vector<typename K::RowTape> tapes(2 * n);
+          std::vector<bool> kept(2 * n, false);
+          for (const auto& [card, k] : rows) {
+            const std::size_t at = card == &h || r.len[k] + 2 <= h.size() ? k : n + k;
+            if (!kept[at]) {
+              kernel.row(std::span<const Step>(card->data(), r.len[k]), r.dt[k], coef(k), std::span<double, N>(shared),
+                         tapes[at]);
+              kept[at] = true;
+            } else {
+              kernel.row_again(tapes[at], r.dt[k], coef(k), std::span<double, N>(shared));
+            }
+          }
+        } else {
+          shared = alone;
+        }
+        for (std::size_t j = 0; j < N; ++j) {
+          CAPTURE(j);
+          CHECK(shared[j] == alone[j]);
+        }
+      }
+
       // The loss passes.
       std::vector<double> p_exact(n, -2), p_fast(n, -3);
       kernel.template predict<false>(std::span<const Step>(h), n, len, dt,
@@ -264,4 +336,49 @@ TEST_CASE("GradientKernel (generic forward mode) for FSRS-5, FSRS-4.5 and FSRSv1
   CHECK(check_kernel(srs::models::Fsrs5{}, 25).rows > 600);
   CHECK(check_kernel(srs::models::Fsrs4_5{}, 25).rows > 600);
   CHECK(check_kernel(srs::models::Fsrs1{}, 25).rows > 600);
+}
+
+TEST_CASE("ForwardModeKernel's RowTape for models that predict from the whole history (ACT-R, DASH)") {
+  // Rows with the same history and interval share one prediction with its
+  // gradient: row() then row_again() equal card(history, 1, ...) bit for bit.
+  const auto check = [](const auto& m) {
+    using M = std::decay_t<decltype(m)>;
+    constexpr std::size_t N = M::num_params;
+    srs::optim::GradientKernel<M> kernel(m);
+    std::size_t rows = 0, nonzero = 0;
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      CAPTURE(seed);
+      const std::array<double, N> w = draw_params(m, seed, Draw::in_box);
+      kernel.reset(std::span<const double, N>(w));
+      std::mt19937_64 rng(seed + 99);
+      const std::vector<Step> h = random_history(seed, 3 + seed % 30, seed % 2);
+      const CardRows r = card_rows(h, rng);
+      std::array<double, N> alone{}, shared{};
+      for (int twice = 0; twice < 2; ++twice) {
+        for (std::size_t k = 0; k < r.len.size(); ++k) {
+          const std::span<const Step> hist(h.data(), r.len[k]);
+          const auto coef = [&](double p) { return r.weight[k] * srs::optim::bce_derivative(p, r.y[k]); };
+          kernel.card(
+              hist, 1, [&](std::size_t) { return r.len[k]; }, [&](std::size_t) { return r.dt[k]; },
+              [&](std::size_t, double p) { return coef(p); }, std::span<double, N>(alone));
+          typename srs::optim::GradientKernel<M>::RowTape tape;
+          kernel.row(hist, r.dt[k], coef, std::span<double, N>(shared), tape);
+          kernel.row_again(tape, r.dt[k], coef, std::span<double, N>(shared));  // a second row, the same
+          kernel.card(
+              hist, 1, [&](std::size_t) { return r.len[k]; }, [&](std::size_t) { return r.dt[k]; },
+              [&](std::size_t, double p) { return coef(p); }, std::span<double, N>(alone));
+          ++rows;
+        }
+      }
+      for (std::size_t j = 0; j < N; ++j) {
+        CAPTURE(j);
+        CHECK(shared[j] == alone[j]);
+      }
+      nonzero += shared != std::array<double, N>{} ? 1 : 0;  // (a clamped prediction has none)
+    }
+    CHECK(nonzero >= 5);
+    return rows;
+  };
+  CHECK(check(srs::models::ActR{}) > 300);
+  CHECK(check(srs::models::Dash{}) > 300);
 }

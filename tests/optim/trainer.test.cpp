@@ -18,7 +18,8 @@
 #include <srs/core/error.hpp>       // srs::InadequateData
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
-#include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/models/act_r.hpp>     // srs::models::ActR
+#include <srs/models/fsrs.hpp>      // srs::models::Fsrs5, Fsrs6
 #include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainMode, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
@@ -296,6 +297,40 @@ TEST_CASE("train: FSRS-6's reverse-mode pass matches forward mode, in both batch
   SUBCASE("reference batches (one row at a time)") {
     check_close(srs::optim::train(srs::models::Fsrs6{}, ds, all), srs::optim::train(Fsrs6Forward{}, ds, all));
   }
+}
+
+TEST_CASE("train: reference batching's shared replays give the parameters and losses of each row replayed alone") {
+  // TrainOptions::share_histories: history trees (rows share the reviews
+  // their histories begin with; FSRS-6's kernel and the generic one for
+  // stepwise models) and the generic kernel's shared rows for models that
+  // predict from the whole history (the same history and interval; ACT-R)
+  // against every row replayed alone: the same
+  // operations in the same order, so equal to the last bit, with and without
+  // recency weights.
+  const ShortUser u = short_user(4, 150, "shared");
+  const std::span<const std::size_t> all(u.rows);
+  std::vector<double> recency(u.rows.size());
+  for (std::size_t i = 0; i < recency.size(); ++i)
+    recency[i] = 0.25 + 0.75 * static_cast<double>(i) / static_cast<double>(recency.size());
+  const auto check_same = [&](const auto& model, std::span<const double> weights) {
+    srs::optim::TrainOptions opt;
+    std::vector<double> shared_loss, alone_loss;
+    opt.on_epoch = [&](int, double loss) { shared_loss.push_back(loss); };
+    const auto shared = srs::optim::train(model, u.ds, all, weights, opt);
+    opt.share_histories = false;
+    opt.on_epoch = [&](int, double loss) { alone_loss.push_back(loss); };
+    const auto alone = srs::optim::train(model, u.ds, all, weights, opt);
+    CHECK(shared == alone);
+    CHECK(shared != model.default_params());
+    REQUIRE(shared_loss.size() == 6);
+    CHECK(shared_loss == alone_loss);  // bit for bit, every epoch
+  };
+  check_same(srs::models::Fsrs6{}, {});
+  check_same(srs::models::Fsrs6{}, recency);
+  check_same(srs::models::Fsrs5{}, {});
+  check_same(srs::models::Fsrs5{}, recency);
+  check_same(srs::models::ActR{}, {});
+  check_same(srs::models::ActR{}, recency);
 }
 
 TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pass in card-window batches") {

@@ -77,6 +77,31 @@ class Predictor {
     }
   }
 
+  /// Whether card() carries a state review by review with the model's init(),
+  /// next() and recall() (a stepwise model without a pass of its own): then
+  /// first(), then() and recall_at() are its pieces, for callers that keep
+  /// states between rows (the generic gradient kernel's history trees) —
+  /// card() for one row is first(), then() for each later review, recall_at().
+  static constexpr bool stepwise() {
+    if constexpr (HistoryOver<M, T>) {
+      return false;
+    } else {
+      return !requires(const Predictor& p, std::span<const data::Step> st, std::size_t (*len)(std::size_t),
+                       double (*dt)(std::size_t), void (*emit)(std::size_t, T)) {
+        p.model_.card(p.params(), st, std::size_t{1}, len, dt, emit);
+      };
+    }
+  }
+  auto first(data::Step step) const requires(stepwise()) { return model_.init(params(), step); }
+  template <class State>
+  State then(const State& state, data::Step step) const requires(stepwise()) {
+    return model_.next(params(), state, step);
+  }
+  template <class State>
+  T recall_at(const State& state, double delta_t) const requires(stepwise()) {
+    return model_.recall(params(), state, delta_t);
+  }
+
   /// Predictions of the rows of one card: `steps` is the card's review sequence,
   /// `len(k)` and `delta_t(k)` the history length (>= 1) and target interval of
   /// row k = 0..n-1, which must come in non-decreasing history length;

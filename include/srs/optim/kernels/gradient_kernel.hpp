@@ -18,11 +18,15 @@
 /// random cards.
 #pragma once
 
-#include <array>     // std::array
-#include <concepts>  // std::convertible_to
-#include <cstddef>   // std::size_t
-#include <optional>  // std::optional
-#include <span>      // std::span
+#include <algorithm>  // std::fill
+#include <array>      // std::array
+#include <concepts>   // std::convertible_to
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint32_t
+#include <optional>   // std::optional
+#include <span>       // std::span
+#include <utility>    // std::declval
+#include <vector>     // std::vector
 
 #include <srs/concepts.hpp>      // srs::DualTrainable
 #include <srs/core/dual.hpp>     // core::Dual
@@ -43,6 +47,21 @@ concept SharesRowHistories = requires {
 /// tree_row(): optim/history_tree.hpp), each shared review once.
 template <class K>
 concept ReplaysHistoryTrees = requires(K& k, const HistoryTree& tree) { k.begin_tree(tree); };
+
+/// Whether a stepwise model's state carries the parameters' gradient (is
+/// larger as a state of duals than of doubles): replaying it is then worth
+/// sharing (ForwardModeKernel::tree_row). HLR's review counts do not: they
+/// cost less to count again than to look up.
+template <class M, class Dual>
+constexpr bool state_carries_gradient() {
+  if constexpr (Predictor<Dual, M>::stepwise() && Predictor<double, M>::stepwise()) {
+    using DualState = decltype(std::declval<const Predictor<Dual, M>&>().first(data::Step{}));
+    using ValueState = decltype(std::declval<const Predictor<double, M>&>().first(data::Step{}));
+    return sizeof(DualState) > sizeof(ValueState);
+  } else {
+    return false;
+  }
+}
 
 /// Forward mode through optim::Predictor: the generic kernel, also the
 /// fallback a model's own kernel may delegate to (optim/kernels/fsrs_rs.hpp).
@@ -112,6 +131,45 @@ class ForwardModeKernel {
     for (std::size_t j = 0; j < N; ++j) grad[j] += c * keep.p.grad[j];
   }
 
+  /// A stepwise model whose state carries the gradient
+  /// (state_carries_gradient()): reference batching's rows over
+  /// their batch's history tree (optim::HistoryTree), as
+  /// GradientKernel<Fsrs6>::tree_row — begin_tree() after reset() and before
+  /// the batch's rows, then tree_row() for each row, whose history's last
+  /// review is `node`. Each node's state (with its gradient) is computed once
+  /// per batch, for the first row through it; a row's prediction is card()'s
+  /// for that row alone, so the same gradient to the last bit.
+  void begin_tree(const HistoryTree& tree) requires(state_carries_gradient<M, Dual>()) {
+    if (node_stamp_.size() < tree.size()) {
+      node_stamp_.resize(tree.size(), 0);
+      node_state_.resize(tree.size());
+    }
+    if (++stamp_ == 0) {  // wrapped: forget every node
+      std::fill(node_stamp_.begin(), node_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+  }
+  template <class Coef>
+  void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
+                std::span<double, N> grad) requires(state_carries_gradient<M, Dual>()) {
+    const Predictor<Dual, M>& pass = *duals_;
+    // Up from the last review to the first one computed for this batch (or
+    // past the first review) ...
+    if (path_.size() < m) path_.resize(m);
+    std::size_t k = 0;
+    for (std::uint32_t v = node; v != HistoryTree::none && node_stamp_[v] != stamp_; v = tree.parent(v)) path_[k++] = v;
+    // ... then down again, computing those.
+    while (k > 0) {
+      const std::uint32_t u = path_[--k];
+      const std::uint32_t up = tree.parent(u);
+      node_state_[u] = up == HistoryTree::none ? pass.first(tree.step(u)) : pass.then(node_state_[up], tree.step(u));
+      node_stamp_[u] = stamp_;
+    }
+    const Dual p = pass.recall_at(node_state_[node], delta_t);
+    const double c = coef(p.val);
+    for (std::size_t j = 0; j < N; ++j) grad[j] += c * p.grad[j];
+  }
+
   /// The predictions of one card's rows (as card()) at the parameters of
   /// reset(), `emit(k, p_k)`: the loss passes. Fast = false: the model's own
   /// arithmetic (optim::predict's values); Fast = true: the arithmetic of
@@ -127,6 +185,21 @@ class ForwardModeKernel {
   std::array<Dual, N> wd_{};
   std::optional<Predictor<double, M>> values_;  // over w_
   std::optional<Predictor<Dual, M>> duals_;     // over wd_
+  // tree_row(): each tree node's state, computed for this batch when its
+  // stamp is stamp_; the row's nodes not yet computed, last first.
+  struct NoState {};
+  template <class P>
+  static auto state_type() {
+    if constexpr (state_carries_gradient<M, Dual>()) {
+      return decltype(std::declval<const P&>().first(data::Step{})){};
+    } else {
+      return NoState{};
+    }
+  }
+  std::vector<decltype(state_type<Predictor<Dual, M>>())> node_state_;
+  std::vector<std::uint32_t> node_stamp_;
+  std::uint32_t stamp_ = 0;
+  std::vector<std::uint32_t> path_;
 };
 
 /// The kernel of model type M: the generic forward mode unless M's exact type
