@@ -18,7 +18,9 @@
 ///  6. per batch: loss = Σ weight·BCE(p, y) + penalty·B/N, the data gradient
 ///     from the model's kernel GradientKernel<M> (optim/kernels/: forward-mode
 ///     Dual<double, N> in general, reverse mode for FSRS-6; the same gradient
-///     to rounding), one pass per row (per card in card-window batches);
+///     to rounding), one pass per row (per card in card-window batches; in
+///     reference batches the reviews a batch's rows share are replayed once,
+///     with the same result to the last bit: TrainOptions::share_histories);
 ///     frozen parameters get zero gradient; Adam step with the cosine-annealed
 ///     rate; clamp to the box;
 ///  A non-finite loss or gradient throws NumericalError (the evaluator falls
@@ -41,11 +43,11 @@
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int32_t, std::uint8_t, std::uint64_t
 #include <limits>      // std::numeric_limits
+#include <map>         // std::map
 #include <random>      // std::mt19937
 #include <span>        // std::span
 #include <string>      // std::string
 #include <type_traits> // std::void_t
-#include <unordered_map> // std::unordered_map
 #include <utility>     // std::pair, std::move
 #include <vector>      // std::vector
 
@@ -438,13 +440,14 @@ LossPlan<LanePlanOf<M>> make_loss_plan(TrainerCore<M>& t, const CardPass& pass,
   return lp;
 }
 
-/// Reference batching's rows that share one kernel pass: in a batch, the rows
-/// whose histories are the same review for review (bit for bit: each review's
-/// interval and rating) and, for a kernel whose passes also depend on the
-/// interval predicted (RowTape::row_tape_per_interval), whose delta_t is the
-/// same. The first of them keeps its pass in a slot (kernel.row()), the others
-/// take it from there (kernel.row_again()), each in its own place in the
-/// batch: the same operations in the same order as replaying every row.
+/// Reference batching's rows that share one kernel pass (a kernel with
+/// RowTape, not replaying trees): in a batch, the rows whose histories are the
+/// same review for review (bit for bit: each review's interval and rating)
+/// and, for a kernel whose passes also depend on the interval predicted
+/// (row_tape_per_interval), whose delta_t is the same. The first of them
+/// keeps its pass in a slot (kernel.row()), the others take it from there
+/// (kernel.row_again()), each in its own place in the batch: the same
+/// operations in the same order as replaying every row.
 struct SharedRows {
   std::vector<std::int32_t> slot;   // per gradient row: its slot in its batch, -1 if its pass is its own
   std::vector<std::uint8_t> first;  // per gradient row: whether it makes its slot's pass
@@ -467,40 +470,25 @@ SharedRows share_rows(const TrainerCore<M>& t, const std::vector<std::pair<std::
   SharedRows out;
   out.slot.assign(t.grad_rows.size(), -1);
   out.first.assign(t.grad_rows.size(), 0);
-  const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
-  const auto same = [&](const data::Item& a, const data::Item& b) {
-    if (a.hist_len != b.hist_len || (per_interval && bits(a.delta_t) != bits(b.delta_t))) return false;
-    const auto ha = t.ds.history(a), hb = t.ds.history(b);
-    for (std::size_t i = 0; i < ha.size(); ++i)
-      if (bits(ha[i].t) != bits(hb[i].t) || ha[i].rating != hb[i].rating) return false;
-    return true;
-  };
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> firsts;  // a history's hash: its rows of a pass of their own
   for (const auto& [begin, end] : batches) {
-    firsts.clear();
+    HistoryTree tree;  // the batch's histories: a history is its last review's node
+    std::size_t reviews = 0;
+    for (std::size_t r = begin; r < end; ++r) reviews += t.ds.items[t.grad_rows[r].item].hist_len;
+    tree.reserve(reviews);
+    std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> first;  // (history, interval): its first row
     std::int32_t slots = 0;
     for (std::size_t r = begin; r < end; ++r) {
       const data::Item& it = t.ds.items[t.grad_rows[r].item];
-      std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the words
-      const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-      for (const data::Step& st : t.ds.history(it)) {
-        mix(bits(st.t));
-        mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(st.rating)));
+      const std::pair<std::uint32_t, std::uint64_t> key{tree.add(t.ds.history(it)),
+                                                        per_interval ? std::bit_cast<std::uint64_t>(it.delta_t) : 0};
+      const auto [at, inserted] = first.emplace(key, r);
+      if (inserted) continue;
+      const std::size_t f = at->second;
+      if (out.slot[f] < 0) {
+        out.slot[f] = slots++;
+        out.first[f] = 1;
       }
-      if (per_interval) mix(bits(it.delta_t));
-      std::vector<std::size_t>& rows = firsts[h];
-      bool shared = false;
-      for (const std::size_t f : rows) {
-        if (!same(t.ds.items[t.grad_rows[f].item], it)) continue;
-        if (out.slot[f] < 0) {
-          out.slot[f] = slots++;
-          out.first[f] = 1;
-        }
-        out.slot[r] = out.slot[f];
-        shared = true;
-        break;
-      }
-      if (!shared) rows.push_back(r);
+      out.slot[r] = out.slot[f];
     }
     out.slots = std::max(out.slots, static_cast<std::size_t>(slots));
   }
@@ -509,7 +497,10 @@ SharedRows share_rows(const TrainerCore<M>& t, const std::vector<std::pair<std::
 
 /// Reference batching: gradient rows stably sorted by history length, batches
 /// of batch_size rows, each row's history replayed with the batch's
-/// parameters (rows with the same history share the replay: SharedRows).
+/// parameters — a review that several of a batch's rows share once, when the
+/// kernel replays history trees (ReplaysHistoryTrees), or the whole pass of
+/// rows with the same history (SharesRowHistories: SharedRows), unless
+/// TrainOptions::share_histories is false: the same result either way.
 template <class M>
 void train_reference_batches(TrainerCore<M>& t) {
   constexpr std::size_t N = M::num_params;
