@@ -18,16 +18,16 @@
 // claims it (fused_loss). Kernels are chosen by exact type: FSRS-rs, derived
 // from FSRS-6, does not inherit FSRS-6's kernel; its own takes FSRS-6's reverse
 // mode on whole-day cards and the generic forward mode on the others.
-#include <algorithm>  // std::max
-#include <array>      // std::array
-#include <cmath>      // std::abs
-#include <cstddef>    // std::size_t
-#include <cstdint>    // std::uint64_t
-#include <random>     // std::mt19937_64, distributions
-#include <span>       // std::span
+#include <algorithm>    // std::max
+#include <array>        // std::array
+#include <cmath>        // std::abs
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint64_t
+#include <random>       // std::mt19937_64, distributions
+#include <span>         // std::span
 #include <type_traits>  // std::decay_t
-#include <utility>    // std::pair
-#include <vector>     // std::vector
+#include <utility>      // std::pair
+#include <vector>       // std::vector
 
 #include <doctest/doctest.h>
 
@@ -59,7 +59,7 @@ static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::mo
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs5>>);  // stepwise
 static_assert(srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::ActR>> &&
               !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);  // from the history
-static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Hlr>>);  // counts: no gradient
+static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Hlr>>);   // counts: no gradient
 static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::FsrsRs>> &&
               !srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::FsrsRs>>);
 
@@ -157,7 +157,8 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
       for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
       const std::span<const D, N> wds(wd);
       std::mt19937_64 rng(seed * 104729 + 17);
-      const std::vector<Step> h = random_history(seed * 7919 + static_cast<std::uint64_t>(how), 3 + seed % 45, seed % 2);
+      const std::vector<Step> h =
+          random_history(seed * 7919 + static_cast<std::uint64_t>(how), 3 + seed % 45, seed % 2);
       const CardRows r = card_rows(h, rng);
       const std::size_t n = r.len.size();
       auto len = [&](std::size_t k) { return r.len[k]; };
@@ -321,8 +322,8 @@ TEST_CASE("GradientKernel<Fsrs6> in secs mode and with the FSRS-6 release's same
 TEST_CASE("GradientKernel<FsrsRs>: FSRS-6's reverse mode on whole-day cards, forward mode on the others") {
   const HarnessCounts c = check_kernel(srs::models::FsrsRs{}, 60);
   CHECK(c.rows > 2000);
-  CHECK(c.whole_day_cards > 60);               // FSRS-6's kernel
-  CHECK(c.cards - c.whole_day_cards > 30);     // the forward-mode fallback (intervals of 0.35 days)
+  CHECK(c.whole_day_cards > 60);            // FSRS-6's kernel
+  CHECK(c.cards - c.whole_day_cards > 30);  // the forward-mode fallback (intervals of 0.35 days)
   CHECK(c.clamped > 20);
   using K = srs::optim::GradientKernel<srs::models::FsrsRs>;
   const std::vector<Step> whole{{0, 3}, {0, 1}, {1, 3}, {4, 2}}, part{{0, 3}, {0.5, 3}, {1, 3}};

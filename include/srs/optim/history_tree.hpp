@@ -5,8 +5,9 @@
 /// node of the review before it, none for a card's first review — and
 /// histories that begin with the same reviews (bit for bit: each review's
 /// interval and rating) share those reviews' nodes. A kernel that replays the
-/// tree (FSRS-6's) computes each node's state once per batch instead of once
-/// per row through it; the states are the same, so the gradient is too.
+/// tree (FSRS-6's; the generic one for a stepwise model whose state carries
+/// the gradient) computes each node's state once per batch instead of once per
+/// row through it; the states are the same, so the gradient is too.
 #pragma once
 
 #include <bit>      // std::bit_cast

@@ -55,11 +55,13 @@ struct TrainOptions {
   /// Lanes::scalar: its one-card-at-a-time passes. Reference batching never
   /// uses lanes.
   Lanes lanes = Lanes::automatic;
-  /// Reference batching: rows of a batch with the same history (and, for the
-  /// generic forward-mode kernel, the same interval) share the kernel's pass
-  /// over it — the same operations in the same order, so the same parameters
-  /// to the last bit; false: every row replays its own history (for
-  /// comparison).
+  /// Reference batching: the reviews that several rows of a batch share (the
+  /// same first reviews, bit for bit) are replayed once per batch — history
+  /// trees (optim/history_tree.hpp) for FSRS-6 and the stepwise models whose
+  /// state carries the gradient; one pass for rows with the same history and
+  /// interval for the models that predict from the whole history. The same
+  /// operations in the same order, so the same parameters to the last bit;
+  /// false: every row replays its own history (for comparison).
   bool share_histories = true;
   /// Called after every optimizer step with (steps done, total steps = batches
   /// × epochs); it may throw to stop training (srs::sched::fit throws

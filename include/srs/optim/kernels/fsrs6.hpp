@@ -199,7 +199,6 @@ class GradientKernel<models::Fsrs6> {
         [&]() -> const State<Dual>& { return first_state(tree.step(v)); }, grad);
   }
 
-
  private:
   /// The backward sweep of a card's states m-1..0: tape(i) is the review into
   /// state i and seed(i) its rows' Σ coef ∂p/∂S, asked for in the order
@@ -232,7 +231,6 @@ class GradientKernel<models::Fsrs6> {
   }
 
  public:
-
   /// The predictions of one card's rows at the parameters of reset(),
   /// `emit(k, p_k)`: the loss passes. Fast = false: std::pow, the model's values
   /// (optim::predict's); Fast = true: the fused powers, card<true>()'s values.

@@ -28,11 +28,11 @@
 #include <utility>    // std::declval
 #include <vector>     // std::vector
 
-#include <srs/concepts.hpp>      // srs::DualTrainable
-#include <srs/core/dual.hpp>     // core::Dual
-#include <srs/data/dataset.hpp>  // data::Step
+#include <srs/concepts.hpp>            // srs::DualTrainable
+#include <srs/core/dual.hpp>           // core::Dual
+#include <srs/data/dataset.hpp>        // data::Step
 #include <srs/optim/history_tree.hpp>  // optim::HistoryTree
-#include <srs/optim/replay.hpp>  // optim::Predictor
+#include <srs/optim/replay.hpp>        // optim::Predictor
 
 namespace srs::optim {
 
@@ -46,7 +46,9 @@ concept SharesRowHistories = requires {
 /// A kernel that replays a batch's histories as a tree (begin_tree(),
 /// tree_row(): optim/history_tree.hpp), each shared review once.
 template <class K>
-concept ReplaysHistoryTrees = requires(K& k, const HistoryTree& tree) { k.begin_tree(tree); };
+concept ReplaysHistoryTrees = requires(K& k, const HistoryTree& tree) {
+  k.begin_tree(tree);
+};
 
 /// Whether a stepwise model's state carries the parameters' gradient (is
 /// larger as a state of duals than of doubles): replaying it is then worth
