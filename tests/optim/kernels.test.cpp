@@ -58,10 +58,9 @@ static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs6>>);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs5>>);  // stepwise
 static_assert(srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::ActR>> &&
-              !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);  // from the history
-static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Hlr>>);   // counts: no gradient
-static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::FsrsRs>> &&
-              !srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::FsrsRs>>);
+              !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);   // from the history
+static_assert(!srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Hlr>>);    // counts: no gradient
+static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::FsrsRs>>);  // both of its kernels
 
 /// How a parameter vector is drawn.
 enum class Draw { in_box, uniform, at_bounds };

@@ -20,6 +20,7 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/act_r.hpp>     // srs::models::ActR
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs5, Fsrs6
+#include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
 #include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainMode, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
@@ -303,8 +304,8 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   // TrainOptions::share_histories: history trees (rows share the reviews
   // their histories begin with; FSRS-6's kernel and the generic one for
   // stepwise models) and the generic kernel's shared rows for models that
-  // predict from the whole history (the same history and interval; ACT-R)
-  // against every row replayed alone: the same
+  // predict from the whole history (the same history and interval; ACT-R),
+  // and FSRS-rs's own trainer, against every row replayed alone: the same
   // operations in the same order, so equal to the last bit, with and without
   // recency weights.
   const ShortUser u = short_user(4, 150, "shared");
@@ -312,7 +313,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   std::vector<double> recency(u.rows.size());
   for (std::size_t i = 0; i < recency.size(); ++i)
     recency[i] = 0.25 + 0.75 * static_cast<double>(i) / static_cast<double>(recency.size());
-  const auto check_same = [&](const auto& model, std::span<const double> weights) {
+  const auto check_same = [&](const auto& model, std::span<const double> weights, bool reports_epochs = true) {
     srs::optim::TrainOptions opt;
     std::vector<double> shared_loss, alone_loss;
     opt.on_epoch = [&](int, double loss) { shared_loss.push_back(loss); };
@@ -322,7 +323,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
     const auto alone = srs::optim::train(model, u.ds, all, weights, opt);
     CHECK(shared == alone);
     CHECK(shared != model.default_params());
-    REQUIRE(shared_loss.size() == 6);
+    REQUIRE(shared_loss.size() == (reports_epochs ? 6U : 0U));
     CHECK(shared_loss == alone_loss);  // bit for bit, every epoch
   };
   check_same(srs::models::Fsrs6{}, {});
@@ -331,6 +332,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   check_same(srs::models::Fsrs5{}, recency);
   check_same(srs::models::ActR{}, {});
   check_same(srs::models::ActR{}, recency);
+  check_same(srs::models::FsrsRs{}, {}, false);  // its own trainer (fsrs-rs's batches, no on_epoch)
 }
 
 TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pass in card-window batches") {

@@ -57,9 +57,10 @@ struct TrainOptions {
   Lanes lanes = Lanes::automatic;
   /// Reference batching: the reviews that several rows of a batch share (the
   /// same first reviews, bit for bit) are replayed once per batch — history
-  /// trees (optim/history_tree.hpp) for FSRS-6 and the stepwise models whose
-  /// state carries the gradient; one pass for rows with the same history and
-  /// interval for the models that predict from the whole history. The same
+  /// trees (optim/history_tree.hpp) for FSRS-6, FSRS-rs (its batches and its
+  /// per-epoch loss) and the stepwise models whose state carries the
+  /// gradient; one pass for rows with the same history and interval for the
+  /// models that predict from the whole history. The same
   /// operations in the same order, so the same parameters to the last bit;
   /// false: every row replays its own history (for comparison).
   bool share_histories = true;

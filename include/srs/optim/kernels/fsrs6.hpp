@@ -143,8 +143,8 @@ class GradientKernel<models::Fsrs6> {
   /// rows, then tree_row() for each row, whose history's last review is
   /// `node` (m reviews). Each node's state is computed once per batch, for
   /// the first row through it; every row's prediction and backward sweep are
-  /// card(history, 1, ...)'s operations on the same values, so the same
-  /// gradient to the last bit.
+  /// card<FastPow>(history, 1, ...)'s operations on the same values, so the
+  /// same gradient to the last bit.
   void begin_tree(const HistoryTree& tree) {
     if (node_local_.size() < tree.size()) {
       node_local_.resize(tree.size());
@@ -155,7 +155,7 @@ class GradientKernel<models::Fsrs6> {
       stamp_ = 1;
     }
   }
-  template <class Coef>
+  template <bool FastPow = true, class Coef>
   void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
                 std::span<double, 21> grad) {
     const DerivedDual& dv = *dv_;
@@ -178,12 +178,12 @@ class GradientKernel<models::Fsrs6> {
     // ... then down again, computing those.
     while (k > 0) {
       const std::uint32_t u = path_[--k];
-      node_local_[u] = local_step<true>(dv, s, d, tree.step(u));
+      node_local_[u] = local_step<FastPow>(dv, s, d, tree.step(u));
       node_stamp_[u] = stamp_;
       s = node_local_[u].s;
       d = node_local_[u].d;
     }
-    const Curve<double> c = curve<true>(dv, s, delta_t);
+    const Curve<double> c = curve<FastPow>(dv, s, delta_t);
     const double cf = coef(c.r);
     const double top = 0.0 + cf * c.d_s;  // card()'s seed of its last state (zero before)
     grad[20] += cf * c.d_w20;

@@ -16,11 +16,13 @@
 
 #include <algorithm>  // std::all_of
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint32_t
 #include <span>       // std::span
 
 #include <srs/data/dataset.hpp>                   // data::Step
 #include <srs/models/fsrs.hpp>                    // models::Fsrs6
 #include <srs/models/fsrs_rs.hpp>                 // models::FsrsRs
+#include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<models::Fsrs6>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel, ForwardModeKernel
 
@@ -57,6 +59,28 @@ class GradientKernel<models::FsrsRs> {
       fsrs6_.card<false>(steps, n, len, delta_t, coef, grad);
     } else {
       generic_.card(steps, n, len, delta_t, coef, grad);
+    }
+  }
+
+  /// Rows over their batch's history tree (optim::HistoryTree), as card()
+  /// chooses: FSRS-6's tree_row (std::pow, as card<false>) for a whole-day
+  /// history, the generic one's otherwise; each keeps its own nodes.
+  void begin_tree(const HistoryTree& tree) {
+    fsrs6_.begin_tree(tree);
+    generic_.begin_tree(tree);
+  }
+  template <class Coef>
+  void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
+                std::span<double, N> grad) {
+    bool whole = true;  // whole_days() of the history: its reviews after the first
+    for (std::uint32_t v = node; tree.parent(v) != HistoryTree::none; v = tree.parent(v)) {
+      const double t = tree.step(v).t;
+      whole = whole && (t == 0.0 || t >= 1.0);
+    }
+    if (whole) {
+      fsrs6_.tree_row<false>(tree, node, m, delta_t, coef, grad);
+    } else {
+      generic_.tree_row(tree, node, m, delta_t, coef, grad);
     }
   }
 

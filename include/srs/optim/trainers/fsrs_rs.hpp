@@ -11,9 +11,11 @@
 #include <algorithm>  // std::stable_sort, std::min, std::max
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint32_t
 #include <limits>     // std::numeric_limits
 #include <random>     // std::mt19937
 #include <span>       // std::span
+#include <utility>    // std::declval
 #include <vector>     // std::vector
 
 #include <srs/core/dual.hpp>                // core::Dual
@@ -21,9 +23,10 @@
 #include <srs/data/dataset.hpp>             // data::Dataset
 #include <srs/models/fsrs_rs.hpp>           // models::FsrsRs, models::detail::RsItems, rs_*
 #include <srs/optim/adam.hpp>               // optim::Adam
+#include <srs/optim/history_tree.hpp>       // optim::HistoryTree
 #include <srs/optim/kernels/fsrs_rs.hpp>    // GradientKernel<models::FsrsRs>
 #include <srs/optim/randperm.hpp>           // optim::torch_randperm
-#include <srs/optim/replay.hpp>             // optim::predict
+#include <srs/optim/replay.hpp>             // optim::predict, Predictor
 #include <srs/optim/schedule.hpp>           // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>           // optim::TrainMode, TrainOptions, TrainingSettings
 
@@ -54,10 +57,40 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
   const std::span<const double, N> w0(initial);
   auto weight = [&](std::size_t item) { return weights.empty() ? 1.0 : weights[item]; };
 
-  // [Σ weight·BCE + γ Σ ((w - w0)/σ)²] / N over the kept items.
+  // [Σ weight·BCE + γ Σ ((w - w0)/σ)²] / N over the kept items. With
+  // share_histories, the kept items' histories as one tree (each review that
+  // several share replayed once per evaluation, parents before children;
+  // each item's prediction recall_at() its last review's state: predict()'s
+  // operations, the same loss to the last bit).
+  using Values = Predictor<double, models::FsrsRs>;
+  static_assert(Values::stepwise());
+  HistoryTree all;
+  std::vector<std::uint32_t> all_node;  // by position in `kept`
+  std::vector<decltype(std::declval<const Values&>().first(data::Step{}))> states;
+  if (opt.share_histories && model.keep_best_epoch) {
+    for (const std::size_t k : kept) {
+      const auto item = items[k];
+      all_node.push_back(all.add(item.first(item.size() - 1)));
+    }
+    all.seal();
+    states.resize(all.size());
+  }
   auto evaluate = [&](const std::array<double, N>& p) {
     const std::span<const double, N> ps(p);
     double loss = 0;
+    if (!all_node.empty()) {
+      const Values values(model, ps);
+      for (std::uint32_t v = 0; v < all.size(); ++v) {
+        const std::uint32_t up = all.parent(v);
+        states[v] = up == HistoryTree::none ? values.first(all.step(v)) : values.then(states[up], all.step(v));
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto item = items[kept[i]];
+        const double pr = values.recall_at(states[all_node[i]], item.back().t);
+        loss += weight(kept[i]) * md::rs_bce(pr, item.back().rating > 1);
+      }
+      return (loss + model.penalty(ps, w0)) / total;
+    }
     for (std::size_t k : kept) {
       const auto item = items[k];
       const double pr = predict(model, ps, item.first(item.size() - 1), item.back().t);
@@ -74,6 +107,26 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
   CosineAnnealing schedule(cfg.lr, md::rs_t_max(n, batch, cfg.n_epoch));
   std::mt19937 gen(model.seed);
   GradientKernel<models::FsrsRs> kernel(model);
+  // The reviews that several items of a batch share are replayed once per
+  // batch (TrainOptions::share_histories): each batch's histories as a tree,
+  // each item's last review in it.
+  std::vector<HistoryTree> trees;
+  std::vector<std::uint32_t> node_of;  // by position in `kept`
+  if (opt.share_histories) {
+    trees.resize(n_batches);
+    node_of.resize(n);
+    for (std::size_t b = 0; b < n_batches; ++b) {
+      const std::size_t end = std::min(n, (b + 1) * batch);
+      std::size_t reviews = 0;
+      for (std::size_t r = b * batch; r < end; ++r) reviews += items[kept[r]].size() - 1;
+      trees[b].reserve(reviews);
+      for (std::size_t r = b * batch; r < end; ++r) {
+        const auto item = items[kept[r]];
+        node_of[r] = trees[b].add(item.first(item.size() - 1));
+      }
+      trees[b].seal();
+    }
+  }
   std::array<D, N> wd;
   std::array<double, N> grad;
   const std::size_t total_steps = n_batches * static_cast<std::size_t>(std::max(cfg.n_epoch, 0));
@@ -83,16 +136,21 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
       const std::size_t begin = b * batch;
       const std::size_t end = std::min(n, begin + batch);
       kernel.reset(std::span<const double, N>(w));
+      if (!trees.empty()) kernel.begin_tree(trees[b]);
       grad.fill(0.0);
       for (std::size_t r = begin; r < end; ++r) {
         const auto item = items[kept[r]];
         const double wt = weight(kept[r]);
         if (wt == 0.0) continue;
         const bool recalled = item.back().rating > 1;
-        kernel.card(
-            item, 1, [&](std::size_t) { return item.size() - 1; }, [&](std::size_t) { return item.back().t; },
-            [&](std::size_t, double p) { return wt * md::rs_bce_derivative(p, recalled); },
-            std::span<double, N>(grad));
+        const auto coef = [&](double p) { return wt * md::rs_bce_derivative(p, recalled); };
+        if (!trees.empty()) {
+          kernel.tree_row(trees[b], node_of[r], item.size() - 1, item.back().t, coef, std::span<double, N>(grad));
+        } else {
+          kernel.card(
+              item, 1, [&](std::size_t) { return item.size() - 1; }, [&](std::size_t) { return item.back().t; },
+              [&](std::size_t, double p) { return coef(p); }, std::span<double, N>(grad));
+        }
       }
       for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
       const D pen = model.penalty(std::span<const D, N>(wd), w0);
