@@ -103,4 +103,24 @@ class HistoryTree {
   std::vector<std::uint32_t> slots_;  // open addressing: node or none, at most half full
 };
 
+/// The tree of n histories, history(i) for i = 0..n-1 (each at least one
+/// review; a span into data that stays put), sealed; appends each history's
+/// last review's node to `last`.
+template <class HistoryOf>
+HistoryTree history_tree(std::size_t n, HistoryOf history, std::vector<std::uint32_t>& last) {
+  HistoryTree tree;
+  std::size_t reviews = 0;
+  for (std::size_t i = 0; i < n; ++i) reviews += history(i).size();
+  tree.reserve(reviews);
+  for (std::size_t i = 0; i < n; ++i) {
+#if defined(__GNUC__)
+    // Rows sorted by length are scattered over their histories (reading only).
+    if (i + 4 < n) __builtin_prefetch(history(i + 4).data());
+#endif
+    last.push_back(tree.add(history(i)));
+  }
+  tree.seal();
+  return tree;
+}
+
 }  // namespace srs::optim

@@ -464,24 +464,19 @@ struct RowTapeOfKernel<K> {
   using type = typename K::RowTape;
 };
 
-template <class M>
-SharedRows share_rows(const TrainerCore<M>& t, const std::vector<std::pair<std::size_t, std::size_t>>& batches,
-                      bool per_interval) {
+/// `last`: each gradient row's history in its batch's HistoryTree.
+inline SharedRows share_rows(const data::Dataset& ds, const std::vector<TrainRow>& rows,
+                             const std::vector<std::pair<std::size_t, std::size_t>>& batches,
+                             const std::vector<std::uint32_t>& last, bool per_interval) {
   SharedRows out;
-  out.slot.assign(t.grad_rows.size(), -1);
-  out.first.assign(t.grad_rows.size(), 0);
+  out.slot.assign(rows.size(), -1);
+  out.first.assign(rows.size(), 0);
   for (const auto& [begin, end] : batches) {
-    HistoryTree tree;  // the batch's histories: a history is its last review's node
-    std::size_t reviews = 0;
-    for (std::size_t r = begin; r < end; ++r) reviews += t.ds.items[t.grad_rows[r].item].hist_len;
-    tree.reserve(reviews);
     std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> first;  // (history, interval): its first row
     std::int32_t slots = 0;
     for (std::size_t r = begin; r < end; ++r) {
-      const data::Item& it = t.ds.items[t.grad_rows[r].item];
-      const std::pair<std::uint32_t, std::uint64_t> key{tree.add(t.ds.history(it)),
-                                                        per_interval ? std::bit_cast<std::uint64_t>(it.delta_t) : 0};
-      const auto [at, inserted] = first.emplace(key, r);
+      const double delta_t = ds.items[rows[r].item].delta_t;
+      const auto [at, inserted] = first.emplace(std::pair{last[r], per_interval ? std::bit_cast<std::uint64_t>(delta_t) : 0}, r);
       if (inserted) continue;
       const std::size_t f = at->second;
       if (out.slot[f] < 0) {
@@ -515,42 +510,33 @@ void train_reference_batches(TrainerCore<M>& t) {
   const auto slot = [](const CardRow& row) { return row.index; };
 
   using Kernel = GradientKernel<M>;
-  SharedRows shared;
-  // A kernel that replays trees: each batch's histories as one, and each
-  // row's last review in it (tree_rows, with what the row's loss term needs,
-  // in row order).
+  // Each batch's histories as a tree, and each gradient row's history in it
+  // (last), for a kernel that replays trees or shares rows.
+  std::vector<HistoryTree> trees;
+  std::vector<std::uint32_t> last;
+  if (t.opt.share_histories && (ReplaysHistoryTrees<Kernel> || SharesRowHistories<Kernel>)) {
+    last.reserve(t.grad_rows.size());
+    for (const auto& [begin, end] : batches)
+      trees.push_back(history_tree(
+          end - begin, [&](std::size_t i) { return t.ds.history(t.ds.items[t.grad_rows[begin + i].item]); }, last));
+  }
+  // A kernel that replays trees: what each row's loss term needs, in row order.
   struct TreeRow {
-    std::uint32_t node;  // the history's last review
-    std::uint32_t len;   // its length
+    std::uint32_t len;  // the history's length
     double delta_t;
     double weight;
     std::int32_t y;
   };
-  std::vector<HistoryTree> trees;
   std::vector<TreeRow> tree_rows;
+  SharedRows shared;  // a kernel that shares rows
   if constexpr (ReplaysHistoryTrees<Kernel>) {
-    if (t.opt.share_histories) {
-      trees.resize(batches.size());
-      tree_rows.reserve(t.grad_rows.size());
-      for (std::size_t b = 0; b < batches.size(); ++b) {
-        std::size_t reviews = 0;
-        for (std::size_t r = batches[b].first; r < batches[b].second; ++r)
-          reviews += t.ds.items[t.grad_rows[r].item].hist_len;
-        trees[b].reserve(reviews);
-        for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
-#if defined(__GNUC__)
-          if (r + 4 < batches[b].second)
-            __builtin_prefetch(t.ds.steps.data() + t.ds.items[t.grad_rows[r + 4].item].hist_begin);
-#endif
-          const data::Item& it = t.ds.items[t.grad_rows[r].item];
-          tree_rows.push_back({trees[b].add(t.ds.history(it)), static_cast<std::uint32_t>(it.hist_len), it.delta_t,
-                               t.grad_rows[r].weight, it.y});
-        }
-        trees[b].seal();
-      }
+    tree_rows.reserve(last.size());
+    for (std::size_t r = 0; r < last.size(); ++r) {
+      const data::Item& it = t.ds.items[t.grad_rows[r].item];
+      tree_rows.push_back({static_cast<std::uint32_t>(it.hist_len), it.delta_t, t.grad_rows[r].weight, it.y});
     }
   } else if constexpr (SharesRowHistories<Kernel>) {
-    if (t.opt.share_histories) shared = share_rows(t, batches, Kernel::row_tape_per_interval);
+    if (!last.empty()) shared = share_rows(t.ds, t.grad_rows, batches, last, Kernel::row_tape_per_interval);
   }
   const bool sharing = !shared.slot.empty();
   std::vector<typename RowTapeOfKernel<Kernel>::type> tapes(shared.slots);
@@ -566,7 +552,7 @@ void train_reference_batches(TrainerCore<M>& t) {
           for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
             const TreeRow& row = tree_rows[r];
             t.kernel.tree_row(
-                trees[b], row.node, row.len, row.delta_t,
+                trees[b], last[r], row.len, row.delta_t,
                 [&](double p) { return TrainerCore<M>::coef(row.weight, row.y, p); }, std::span<double, N>(grad));
           }
           t.update(grad, batches[b].second - batches[b].first, epoch);

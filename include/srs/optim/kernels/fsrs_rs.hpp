@@ -16,8 +16,9 @@
 
 #include <algorithm>  // std::all_of
 #include <cstddef>    // std::size_t
-#include <cstdint>    // std::uint32_t
+#include <cstdint>    // std::uint8_t, std::uint32_t
 #include <span>       // std::span
+#include <vector>     // std::vector
 
 #include <srs/data/dataset.hpp>                   // data::Step
 #include <srs/models/fsrs.hpp>                    // models::Fsrs6
@@ -68,16 +69,18 @@ class GradientKernel<models::FsrsRs> {
   void begin_tree(const HistoryTree& tree) {
     fsrs6_.begin_tree(tree);
     generic_.begin_tree(tree);
+    // whole_days() of the history ending at each node (parents come first).
+    whole_.resize(tree.size());
+    for (std::uint32_t v = 0; v < tree.size(); ++v) {
+      const std::uint32_t up = tree.parent(v);
+      const double t = tree.step(v).t;
+      whole_[v] = up == HistoryTree::none || (whole_[up] && (t == 0.0 || t >= 1.0));
+    }
   }
   template <class Coef>
   void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
                 std::span<double, N> grad) {
-    bool whole = true;  // whole_days() of the history: its reviews after the first
-    for (std::uint32_t v = node; tree.parent(v) != HistoryTree::none; v = tree.parent(v)) {
-      const double t = tree.step(v).t;
-      whole = whole && (t == 0.0 || t >= 1.0);
-    }
-    if (whole) {
+    if (whole_[node]) {
       fsrs6_.tree_row<false>(tree, node, m, delta_t, coef, grad);
     } else {
       generic_.tree_row(tree, node, m, delta_t, coef, grad);
@@ -106,6 +109,7 @@ class GradientKernel<models::FsrsRs> {
  private:
   GradientKernel<models::Fsrs6> fsrs6_;  // over the FSRS-6 base of the model
   ForwardModeKernel<M> generic_;         // the generic forward mode
+  std::vector<std::uint8_t> whole_;      // begin_tree(): each node's history has whole days only
 };
 
 }  // namespace srs::optim

@@ -64,15 +64,15 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
   // operations, the same loss to the last bit).
   using Values = Predictor<double, models::FsrsRs>;
   static_assert(Values::stepwise());
+  const auto history = [&](std::size_t r) {  // of the item at position r in `kept`
+    const auto item = items[kept[r]];
+    return item.first(item.size() - 1);
+  };
   HistoryTree all;
   std::vector<std::uint32_t> all_node;  // by position in `kept`
   std::vector<decltype(std::declval<const Values&>().first(data::Step{}))> states;
   if (opt.share_histories && model.keep_best_epoch) {
-    for (const std::size_t k : kept) {
-      const auto item = items[k];
-      all_node.push_back(all.add(item.first(item.size() - 1)));
-    }
-    all.seal();
+    all = history_tree(n, history, all_node);
     states.resize(all.size());
   }
   auto evaluate = [&](const std::array<double, N>& p) {
@@ -113,18 +113,10 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
   std::vector<HistoryTree> trees;
   std::vector<std::uint32_t> node_of;  // by position in `kept`
   if (opt.share_histories) {
-    trees.resize(n_batches);
-    node_of.resize(n);
     for (std::size_t b = 0; b < n_batches; ++b) {
-      const std::size_t end = std::min(n, (b + 1) * batch);
-      std::size_t reviews = 0;
-      for (std::size_t r = b * batch; r < end; ++r) reviews += items[kept[r]].size() - 1;
-      trees[b].reserve(reviews);
-      for (std::size_t r = b * batch; r < end; ++r) {
-        const auto item = items[kept[r]];
-        node_of[r] = trees[b].add(item.first(item.size() - 1));
-      }
-      trees[b].seal();
+      const std::size_t begin = b * batch;
+      trees.push_back(history_tree(
+          std::min(n, begin + batch) - begin, [&](std::size_t i) { return history(begin + i); }, node_of));
     }
   }
   std::array<D, N> wd;
