@@ -88,6 +88,7 @@
 
 #include <srs/concepts.hpp>              // srs::NeuralNetwork
 #include <srs/data/dataset.hpp>          // data::Step
+#include <srs/detail/matmul.hpp>         // srs::detail::matmul, Layout
 #include <srs/models/neural_shapes.hpp>  // LstmShape, detail::LstmOffsets
 #include <srs/models/neural.hpp>         // NeuralBase, PretrainOptions, detail::PackedBatch, detail::pack, ...
 
@@ -129,6 +130,9 @@ struct LstmFineTune {
 
 namespace detail {
 
+using srs::detail::Layout;
+using srs::detail::matmul;
+
 inline constexpr int lstm_hidden = 20;
 using Mat20 = Eigen::Matrix<double, 20, Eigen::Dynamic>;
 using Mat80 = Eigen::Matrix<double, 80, Eigen::Dynamic>;
@@ -165,7 +169,9 @@ struct LstmLinearSilu {
 
   Mat20 forward(const double* w, std::size_t off, Eigen::Matrix<double, In, Eigen::Dynamic> in) {
     x = std::move(in);
-    a = (block<20, In>(w, off) * x).colwise() + block<20, 1>(w, off + 20 * In);
+    a.resize(20, x.cols());
+    matmul(20, In, w + off, Layout::row_major, x.data(), static_cast<std::size_t>(x.cols()), a.data(), false);
+    a.colwise() += block<20, 1>(w, off + 20 * In);
     sig_a = sigmoid_array(a.array()).matrix();
     return (a.array() * sig_a.array()).matrix();
   }
@@ -181,8 +187,9 @@ struct LstmLayer {
     using O = LstmOffsets;
     x = in;
     const Eigen::Index P = x.cols();
-    const Mat80 gi = (block<80, 20>(w, off + O::ih) * x).colwise() + block<80, 1>(w, off + O::bih);
-    const auto w_hh = block<80, 20>(w, off + O::hh);
+    Mat80 gi(80, P);
+    matmul(80, 20, w + off + O::ih, Layout::row_major, x.data(), static_cast<std::size_t>(P), gi.data(), false);
+    gi.colwise() += block<80, 1>(w, off + O::bih);
     const auto b_hh = block<80, 1>(w, off + O::bhh);
     hprev.resize(20, P);
     cprev.resize(20, P);
@@ -202,7 +209,13 @@ struct LstmLayer {
         hprev.middleCols(o, m) = h.middleCols(prev, m);
         cprev.middleCols(o, m) = c.middleCols(prev, m);
       }
-      g.noalias() = w_hh * hprev.middleCols(o, m);
+      if (s == 0) {
+        g.setZero(80, m);  // W_hh · 0, summed from +0: +0
+      } else {
+        g.resize(80, m);
+        matmul(80, 20, w + off + O::hh, Layout::row_major, hprev.col(o).data(), static_cast<std::size_t>(m), g.data(),
+               false);
+      }
       g += gi.middleCols(o, m);
       g.colwise() += b_hh;
       auto gt = gates.middleCols(o, m);

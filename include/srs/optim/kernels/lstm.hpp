@@ -18,6 +18,7 @@
 
 #include <Eigen/Core>  // Eigen::Matrix, Eigen::Array
 
+#include <srs/detail/matmul.hpp>         // srs::detail::matmul, Layout
 #include <srs/models/lstm.hpp>           // models::Lstm, models::detail::LstmPass, LstmHead, lstm_head, ...
 #include <srs/models/neural.hpp>         // models::detail::block, PackedBatch, PackedTarget
 #include <srs/models/neural_shapes.hpp>  // models::detail::LstmOffsets
@@ -52,10 +53,13 @@ Eigen::Matrix<double, In, Eigen::Dynamic> lstm_backward(const models::detail::Ls
                                                         bool need_dx = true) {
   const auto s = l.sig_a.array();
   const Mat20 da = (dy.array() * s * (1.0 + l.a.array() * (1.0 - s))).matrix();
+  const auto P = static_cast<std::size_t>(da.cols());
   block<20, In>(grad, off) += da * l.x.transpose();
   block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
   if (!need_dx) return {};
-  return block<20, In>(w, off).transpose() * da;
+  Eigen::Matrix<double, In, Eigen::Dynamic> dx(In, da.cols());
+  srs::detail::matmul(In, 20, w + off, srs::detail::Layout::col_major, da.data(), P, dx.data(), false);
+  return dx;
 }
 
 /// One LSTM layer, through time: from d loss / d h (all columns), adds the
@@ -64,7 +68,7 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
                            const std::vector<std::size_t>& offset, double* grad) {
   using O = models::detail::LstmOffsets;
   const Eigen::Index P = l.x.cols();
-  const auto w_hh = block<80, 20>(w, off + O::hh);
+  const auto cols = static_cast<std::size_t>(P);
   Mat20 dc = Mat20::Zero(20, P);
   Mat80 dg(80, P);
   for (std::size_t s = offset.size() - 1; s-- > 0;) {
@@ -82,7 +86,8 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
     d.bottomRows(20) = (dhs * tc * og * (1.0 - og)).matrix();
     if (s > 0) {
       const auto prev = static_cast<Eigen::Index>(offset[s - 1]);
-      dh.middleCols(prev, m).noalias() += w_hh.transpose() * d;
+      srs::detail::matmul(20, 80, w + off + O::hh, srs::detail::Layout::col_major, dg.col(o).data(),
+                          static_cast<std::size_t>(m), dh.col(prev).data(), true);
       dc.middleCols(prev, m) += (dcs * fg).matrix();
     }
   }
@@ -91,7 +96,9 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
   const Eigen::Matrix<double, 80, 1> db = dg.rowwise().sum();
   block<80, 1>(grad, off + O::bih) += db;
   block<80, 1>(grad, off + O::bhh) += db;
-  return block<80, 20>(w, off + O::ih).transpose() * dg;
+  Mat20 dx(20, P);
+  srs::detail::matmul(20, 80, w + off + O::ih, srs::detail::Layout::col_major, dg.data(), cols, dx.data(), false);
+  return dx;
 }
 
 /// The whole network, from d loss / d φ (all columns) to the parameter gradient.
