@@ -3,7 +3,8 @@
 // the sums of a plain loop in the documented order (every width: scalar, SSE2,
 // AVX2 when the CPU has it), and, in a build whose Eigen uses SSE2 packets
 // without FMA (the default x86-64 build), the bits of Eigen's own operator*
-// for the shapes the LSTM uses.
+// for the shapes the LSTM uses: matmul for the products of depth <= 80,
+// matmul_nt for the weight gradients summed over a batch's columns.
 #include <doctest/doctest.h>
 
 #include <cstddef>  // std::size_t
@@ -13,7 +14,7 @@
 
 #include <Eigen/Core>  // Eigen::Matrix, Eigen::Map
 
-#include <srs/detail/matmul.hpp>  // srs::detail::matmul, Layout, MatmulLanes
+#include <srs/detail/matmul.hpp>  // srs::detail::matmul, matmul_nt, Layout, MatmulLanes
 
 namespace {
 
@@ -93,4 +94,57 @@ TEST_CASE("matmul: a single column of a row-major matrix is summed in two lanes,
   CHECK(d == 2.0);
   srs::detail::matmul(1, 4, a, Layout::col_major, b, 1, &d, false);
   CHECK(d == 1.0);  // in order of k: 1e16 + 1 rounds to 1e16
+}
+
+namespace {
+
+// D += G Xᵀ as the LSTM's kernel writes it with Eigen: a fixed-size row-major
+// weight gradient, G with R rows, X with C rows (a temporary, summed in
+// Eigen's depth blocks, then added).
+template <int R, int C>
+void eigen_weight_gradient(const std::vector<double>& g, const std::vector<double>& x, Eigen::Index p,
+                           std::vector<double>& d) {
+  const Eigen::Map<const Eigen::Matrix<double, R, Eigen::Dynamic>> gm(g.data(), R, p);
+  const Eigen::Map<const Eigen::Matrix<double, C, Eigen::Dynamic>> xm(x.data(), C, p);
+  Eigen::Map<Eigen::Matrix<double, R, C, Eigen::RowMajor>>(d.data()) += gm * xm.transpose();
+}
+
+std::size_t eigen_block(std::size_t r, std::size_t c, std::size_t p) {
+  Eigen::Index kc = static_cast<Eigen::Index>(p), mc = static_cast<Eigen::Index>(r), nc = static_cast<Eigen::Index>(c);
+  Eigen::internal::computeProductBlockingSizes<double, double, 1>(kc, mc, nc, Eigen::Index(1));
+  return static_cast<std::size_t>(kc);
+}
+
+template <int R, int C>
+void check_weight_gradient(std::mt19937_64& gen) {
+  for (std::size_t p : {1u, 7u, 300u, 1000u, 1763u, 5000u, 16435u}) {
+    CAPTURE(R);
+    CAPTURE(C);
+    CAPTURE(p);
+    const std::vector<double> g = random_values(R * p, gen), x = random_values(C * p, gen),
+                              d0 = random_values(R * C, gen);
+    const std::size_t kc = eigen_block(R, C, p);
+    std::vector<double> want = d0;
+    srs::detail::matmul_nt(R, C, p, g.data(), x.data(), kc, want.data(), MatmulLanes::scalar);
+    for (MatmulLanes lanes : all_lanes) {
+      std::vector<double> got = d0;
+      srs::detail::matmul_nt(R, C, p, g.data(), x.data(), kc, got.data(), lanes);
+      CHECK(same_bits(got.data(), want.data(), want.size()));
+    }
+    if (!eigen_is_baseline) continue;
+    std::vector<double> e = d0;
+    eigen_weight_gradient<R, C>(g, x, static_cast<Eigen::Index>(p), e);
+    CHECK(same_bits(e.data(), want.data(), want.size()));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("matmul_nt: weight gradients over a batch's columns, in Eigen's depth blocks, every width") {
+  std::mt19937_64 gen(11);
+  check_weight_gradient<20, 6>(gen);
+  check_weight_gradient<20, 20>(gen);
+  check_weight_gradient<80, 20>(gen);
+  // Several blocks: the blocks' sums are added to a temporary, then to D.
+  CHECK(eigen_block(80, 20, 16435) < 16435);
 }

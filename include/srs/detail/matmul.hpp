@@ -5,15 +5,19 @@
 /// the CPU has (AVX2 when it has it, chosen at run time; SSE2 otherwise).
 ///
 /// Every entry is summed the way Eigen 3.4's products sum it in a build for
-/// baseline x86-64 (SSE2, no FMA) when the depth fits one of its blocks (a
-/// few hundred), so that a network computed here gives the same bits as the
-/// same network written with Eigen's operator*: D = D + A B (or 0 + A B), each
-/// entry s = ((0 + a_i0 b_0j) + a_i1 b_1j) + ... in order of k, then d_ij + s.
-/// One column (m = 1) of a row-major A is a matrix-vector product, which Eigen
-/// sums in two lanes: the even k and the odd k separately, their sum, then the
-/// last odd k. (Products over a long depth, such as a weight gradient summed
-/// over a batch's columns, Eigen sums in blocks of its own choosing: they stay
-/// Eigen's.)
+/// baseline x86-64 (SSE2, no FMA), so that a network computed here gives the
+/// same bits as the same network written with Eigen's operator*:
+///
+///  * `matmul`: D = D + A B (or 0 + A B) over a depth that fits one of Eigen's
+///    blocks (a few hundred): each entry s = ((0 + a_i0 b_0j) + a_i1 b_1j) + ...
+///    in order of k, then d_ij + s. One column (m = 1) of a row-major A is a
+///    matrix-vector product, which Eigen sums in two lanes: the even k and the
+///    odd k separately, their sum, then the last odd k.
+///  * `matmul_nt`: D += G Xᵀ over a long depth (a weight gradient summed over a
+///    batch's columns), as `D += G * X.transpose()` computes it: into a
+///    temporary T = 0, the depth in blocks of `kc` columns (the block Eigen
+///    chooses for that shape and the CPU's caches; the caller asks Eigen), each
+///    block's sum in order from +0 added to T, then D + T.
 ///
 /// Only the rounding of each product and sum decides a result, and the lanes
 /// hold different entries, never parts of one sum: the AVX2 and the SSE2 path
@@ -67,6 +71,18 @@ inline void mm_scalar(std::size_t r, std::size_t k, const double* a, const doubl
       dj[i] = (add ? dj[i] : 0.0) + s;
     }
   }
+}
+
+/// T (r × c, column-major) += G Xᵀ over the depth columns [k0, k1), each entry
+/// summed from +0 in order.
+inline void nt_block_scalar(std::size_t r, std::size_t c, std::size_t k0, std::size_t k1, const double* g,
+                            const double* x, double* t) {
+  for (std::size_t j = 0; j < c; ++j)
+    for (std::size_t i = 0; i < r; ++i) {
+      double s = 0;
+      for (std::size_t q = k0; q < k1; ++q) s = s + g[q * r + i] * x[q * c + j];
+      t[j * r + i] = t[j * r + i] + s;
+    }
 }
 
 #if SRS_DETAIL_MATMUL_LANES
@@ -137,6 +153,33 @@ template <class V>
   }
 }
 
+/// T (r × c, column-major) += G Xᵀ over [k0, k1); r a multiple of 5 lanes.
+template <class V>
+[[gnu::always_inline]] inline void nt_block_body(std::size_t r, std::size_t c, std::size_t k0, std::size_t k1,
+                                                 const double* g, const double* x, double* t) {
+  constexpr std::size_t w = sizeof(V) / sizeof(double), rb = 5 * w;
+  for (std::size_t i0 = 0; i0 < r; i0 += rb)
+    for (std::size_t j = 0; j < c; j += 2) {
+      const bool two = j + 1 < c;
+      const std::size_t j1 = two ? j + 1 : j;
+      V s0[5] = {}, s1[5] = {};
+      for (std::size_t q = k0; q < k1; ++q) {
+        const double* gq = g + q * r + i0;
+        const V x0 = splat<V>(x[q * c + j]), x1 = splat<V>(x[q * c + j1]);
+        for (std::size_t v = 0; v < 5; ++v) {
+          const V gv = load<V>(gq + v * w);
+          s0[v] = s0[v] + gv * x0;
+          s1[v] = s1[v] + gv * x1;
+        }
+      }
+      double* t0 = t + j * r + i0;
+      double* t1 = t + j1 * r + i0;
+      for (std::size_t v = 0; v < 5; ++v) store(t0 + v * w, load<V>(t0 + v * w) + s0[v]);
+      if (two)
+        for (std::size_t v = 0; v < 5; ++v) store(t1 + v * w, load<V>(t1 + v * w) + s1[v]);
+    }
+}
+
 inline void mm_sse2(std::size_t r, std::size_t k, const double* a, const double* b, std::size_t m, double* d,
                     bool add) {
   mm_body<v2d>(r, k, a, b, m, d, add);
@@ -144,6 +187,15 @@ inline void mm_sse2(std::size_t r, std::size_t k, const double* a, const double*
 [[gnu::target("avx2")]] inline void mm_avx2(std::size_t r, std::size_t k, const double* a, const double* b,
                                             std::size_t m, double* d, bool add) {
   mm_body<v4d>(r, k, a, b, m, d, add);
+}
+
+inline void nt_block_sse2(std::size_t r, std::size_t c, std::size_t k0, std::size_t k1, const double* g,
+                          const double* x, double* t) {
+  nt_block_body<v2d>(r, c, k0, k1, g, x, t);
+}
+[[gnu::target("avx2")]] inline void nt_block_avx2(std::size_t r, std::size_t c, std::size_t k0, std::size_t k1,
+                                                  const double* g, const double* x, double* t) {
+  nt_block_body<v4d>(r, c, k0, k1, g, x, t);
 }
 
 #pragma GCC diagnostic pop
@@ -190,6 +242,39 @@ inline void matmul(std::size_t r, std::size_t k, const double* a, Layout layout,
   (void)use;
 #endif
   matmul_impl::mm_scalar(r, k, acm, b, m, d, add, pairwise);
+}
+
+/// D (r × c, row-major: a PyTorch weight's gradient) += G Xᵀ with G (r × p)
+/// and X (c × p) column-major and contiguous, as Eigen computes
+/// `D += G * X.transpose()`: into a column-major temporary T = 0, the depth in
+/// blocks of `kc` columns (Eigen's blocking for an r × c result, which the
+/// caller takes from Eigen), each block's sum from +0 in order added to T,
+/// then D + T.
+inline void matmul_nt(std::size_t r, std::size_t c, std::size_t p, const double* g, const double* x, std::size_t kc,
+                      double* d, MatmulLanes lanes = MatmulLanes::automatic) {
+  if (r == 0 || c == 0) return;
+  if (kc == 0) kc = p > 0 ? p : 1;
+  thread_local std::vector<double> t;
+  t.assign(r * c, 0.0);
+  const MatmulLanes use = matmul_impl::resolve(lanes, r);
+  for (std::size_t k0 = 0; k0 < p; k0 += kc) {
+    const std::size_t k1 = p - k0 < kc ? p : k0 + kc;
+#if SRS_DETAIL_MATMUL_LANES
+    if (use == MatmulLanes::avx2) {
+      matmul_impl::nt_block_avx2(r, c, k0, k1, g, x, t.data());
+      continue;
+    }
+    if (use == MatmulLanes::sse2) {
+      matmul_impl::nt_block_sse2(r, c, k0, k1, g, x, t.data());
+      continue;
+    }
+#else
+    (void)use;
+#endif
+    matmul_impl::nt_block_scalar(r, c, k0, k1, g, x, t.data());
+  }
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = 0; j < c; ++j) d[i * c + j] = d[i * c + j] + t[j * r + i];
 }
 
 }  // namespace srs::detail

@@ -16,9 +16,9 @@
 #include <span>       // std::span
 #include <vector>     // std::vector
 
-#include <Eigen/Core>  // Eigen::Matrix, Eigen::Array
+#include <Eigen/Core>  // Eigen::Matrix, Eigen::Array, Eigen::internal::computeProductBlockingSizes
 
-#include <srs/detail/matmul.hpp>         // srs::detail::matmul, Layout
+#include <srs/detail/matmul.hpp>         // srs::detail::matmul, matmul_nt, Layout
 #include <srs/models/lstm.hpp>           // models::Lstm, models::detail::LstmPass, LstmHead, lstm_head, ...
 #include <srs/models/neural.hpp>         // models::detail::block, PackedBatch, PackedTarget
 #include <srs/models/neural_shapes.hpp>  // models::detail::LstmOffsets
@@ -32,6 +32,16 @@ namespace detail {
 using models::detail::block;
 using models::detail::Mat20;
 using models::detail::Mat80;
+
+/// D (r × c, a row-major weight's gradient) += G Xᵀ over the p columns of a
+/// batch, as Eigen's `D += G * X.transpose()` computes it (a temporary summed
+/// in the depth blocks Eigen chooses for an r × c product), in vector lanes.
+inline void add_weight_gradient(std::size_t r, std::size_t c, const double* g, const double* x, Eigen::Index p,
+                                double* d) {
+  Eigen::Index kc = p, mc = static_cast<Eigen::Index>(r), nc = static_cast<Eigen::Index>(c);
+  Eigen::internal::computeProductBlockingSizes<double, double, 1>(kc, mc, nc, Eigen::Index(1));
+  srs::detail::matmul_nt(r, c, static_cast<std::size_t>(p), g, x, static_cast<std::size_t>(kc), d);
+}
 
 /// LayerNorm: d loss / d x from d loss / d y; adds dγ (and dβ when
 /// `grad_beta`) to the gradient.
@@ -54,7 +64,7 @@ Eigen::Matrix<double, In, Eigen::Dynamic> lstm_backward(const models::detail::Ls
   const auto s = l.sig_a.array();
   const Mat20 da = (dy.array() * s * (1.0 + l.a.array() * (1.0 - s))).matrix();
   const auto P = static_cast<std::size_t>(da.cols());
-  block<20, In>(grad, off) += da * l.x.transpose();
+  add_weight_gradient(20, In, da.data(), l.x.data(), da.cols(), grad + off);
   block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
   if (!need_dx) return {};
   Eigen::Matrix<double, In, Eigen::Dynamic> dx(In, da.cols());
@@ -91,8 +101,8 @@ inline Mat20 lstm_backward(const models::detail::LstmLayer& l, const double* w, 
       dc.middleCols(prev, m) += (dcs * fg).matrix();
     }
   }
-  block<80, 20>(grad, off + O::ih) += dg * l.x.transpose();
-  block<80, 20>(grad, off + O::hh) += dg * l.hprev.transpose();
+  add_weight_gradient(80, 20, dg.data(), l.x.data(), P, grad + off + O::ih);
+  add_weight_gradient(80, 20, dg.data(), l.hprev.data(), P, grad + off + O::hh);
   const Eigen::Matrix<double, 80, 1> db = dg.rowwise().sum();
   block<80, 1>(grad, off + O::bih) += db;
   block<80, 1>(grad, off + O::bhh) += db;
