@@ -5,9 +5,12 @@
 //    every batch's forward pass, backpropagation through time and AdamW step,
 //    on batches prepared once (as the trainer does before its epochs);
 //  - preparing those batches (sequences per card, length sort, packing);
-//  - one epoch of GRU, NN-17, Transformer and LSTM for comparison.
+//  - one epoch of GRU, NN-17, Transformer and LSTM for comparison;
+//  - the LSTM's largest matrix product in each vector width.
 // Run: cmake --workflow --preset bench && build/bench/bench/bench_neural
 #include <benchmark/benchmark.h>
+
+#include <Eigen/Core>  // Eigen::Map (the product's Eigen baseline)
 
 #include <array>    // std::array
 #include <cstddef>  // std::size_t
@@ -19,6 +22,7 @@
 
 #include <srs/data/dataset.hpp>         // srs::data::Dataset
 #include <srs/data/preprocess.hpp>      // srs::data::preprocess
+#include <srs/detail/matmul.hpp>        // srs::detail::matmul, Layout, MatmulLanes
 #include <srs/models/lstm.hpp>          // srs::models::Lstm
 #include <srs/models/neural.hpp>        // srs::models::NeuralTraining, detail::RowRef, row_refs
 #include <srs/models/nn17.hpp>          // srs::models::Nn17
@@ -110,6 +114,32 @@ void BM_pass_LSTM(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(srs::optim::detail::total_rows(batches)));
 }
 BENCHMARK(BM_pass_LSTM)->Unit(benchmark::kMillisecond);
+
+/// The LSTM's largest product, W_ih (80 × 20, row-major) times a batch's
+/// 16,384 input columns (srs::detail::matmul), in each width: 0 scalar, 1
+/// SSE2, 2 AVX2 (the next narrower when the CPU lacks it); 3: Eigen's
+/// operator* on the same operands (the same bits). Items: multiply-adds.
+void BM_matmul_LSTM(benchmark::State& state) {
+  constexpr std::size_t r = 80, k = 20, m = 16384;
+  const srs::detail::MatmulLanes lanes[] = {srs::detail::MatmulLanes::scalar, srs::detail::MatmulLanes::sse2,
+                                            srs::detail::MatmulLanes::avx2, srs::detail::MatmulLanes::automatic};
+  const auto use = lanes[state.range(0)];
+  std::vector<double> a(r * k), b(k * m), d(r * m);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.01 * static_cast<double>(i % 97) - 0.4;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.02 * static_cast<double>(i % 89) - 0.9;
+  const Eigen::Map<const Eigen::Matrix<double, 80, 20, Eigen::RowMajor>> am(a.data());
+  const Eigen::Map<const Eigen::Matrix<double, 20, Eigen::Dynamic>> bm(b.data(), 20, m);
+  Eigen::Map<Eigen::Matrix<double, 80, Eigen::Dynamic>> dm(d.data(), 80, m);
+  for (auto _ : state) {
+    if (state.range(0) == 3)
+      dm.noalias() = am * bm;
+    else
+      srs::detail::matmul(r, k, a.data(), srs::detail::Layout::row_major, b.data(), m, d.data(), false, use);
+    benchmark::DoNotOptimize(d.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(r * k * m));
+}
+BENCHMARK(BM_matmul_LSTM)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
