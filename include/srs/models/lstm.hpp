@@ -69,7 +69,8 @@
 ///    over 100 users become `epochs` × (number of users) steps.
 ///
 /// This header holds the network (its forward pass, whose layers keep what
-/// the backward pass reads) and its settings; the hand-written gradient is
+/// the backward pass reads; its products are srs::detail::matmul, Eigen's
+/// sums in vector lanes) and its settings; the hand-written gradient is
 /// optim::batch_loss (srs/optim/kernels/lstm.hpp), the fine-tuning and Reptile
 /// are optim::NetworkTrainer<Lstm> (srs/optim/trainers/lstm.hpp).
 #pragma once

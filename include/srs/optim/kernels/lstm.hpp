@@ -8,6 +8,8 @@
 /// (d a = d y ⊙ σ(a)(1 + a(1 - σ(a)))), each LayerNorm (dx = (γ dy - mean(γ dy)
 /// - x̂ mean(γ dy ⊙ x̂)) / σ), the residual connections, and the two LSTM
 /// layers through time (PyTorch's cell: c' = f c + i g, h' = o tanh c').
+/// Its matrix products are srs::detail::matmul and matmul_nt (Eigen's sums,
+/// in vector lanes: srs/detail/matmul.hpp).
 #pragma once
 
 #include <algorithm>  // std::clamp
@@ -63,12 +65,12 @@ Eigen::Matrix<double, In, Eigen::Dynamic> lstm_backward(const models::detail::Ls
                                                         bool need_dx = true) {
   const auto s = l.sig_a.array();
   const Mat20 da = (dy.array() * s * (1.0 + l.a.array() * (1.0 - s))).matrix();
-  const auto P = static_cast<std::size_t>(da.cols());
   add_weight_gradient(20, In, da.data(), l.x.data(), da.cols(), grad + off);
   block<20, 1>(grad, off + 20 * In) += da.rowwise().sum();
   if (!need_dx) return {};
   Eigen::Matrix<double, In, Eigen::Dynamic> dx(In, da.cols());
-  srs::detail::matmul(In, 20, w + off, srs::detail::Layout::col_major, da.data(), P, dx.data(), false);
+  srs::detail::matmul(In, 20, w + off, srs::detail::Layout::col_major, da.data(), static_cast<std::size_t>(da.cols()),
+                      dx.data(), false);
   return dx;
 }
 
