@@ -30,6 +30,8 @@
 #include <cstring>  // std::memcpy
 #include <vector>   // std::vector
 
+#include <srs/detail/cpu.hpp>  // srs::detail::cpu_has_avx2
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SRS_DETAIL_MATMUL_LANES 1
 #else
@@ -206,8 +208,8 @@ inline void nt_block_sse2(std::size_t r, std::size_t c, std::size_t k0, std::siz
 /// r must be a multiple of five vectors).
 inline MatmulLanes resolve(MatmulLanes want, std::size_t r) {
 #if SRS_DETAIL_MATMUL_LANES
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if ((want == MatmulLanes::automatic || want == MatmulLanes::avx2) && avx2 && r % 20 == 0) return MatmulLanes::avx2;
+  if ((want == MatmulLanes::automatic || want == MatmulLanes::avx2) && cpu_has_avx2() && r % 20 == 0)
+    return MatmulLanes::avx2;
   if (want != MatmulLanes::scalar && r % 10 == 0) return MatmulLanes::sse2;
 #else
   (void)want;

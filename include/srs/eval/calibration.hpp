@@ -73,6 +73,7 @@
 #include <srs/concepts.hpp>       // srs::Metric, srs::Prediction
 #include <srs/core/error.hpp>     // srs::UsageError
 #include <srs/core/parallel.hpp>  // core::parallel_for
+#include <srs/detail/cpu.hpp>     // srs::detail::cpu_has_avx2
 #include <srs/detail/json.hpp>    // srs::detail::json::Value, Array, Object, ValueError
 #include <srs/detail/number.hpp>  // srs::detail::round_decimal
 #include <srs/eval/metrics.hpp>   // eval::detail::CompensatedSum
@@ -202,10 +203,7 @@ inline std::array<double, 4> lowess_fits_baseline(std::span<const double> x, std
   return lowess_fits_body(x, y, robust, plan, first, k, w);
 }
 /// True when this CPU runs lowess_fits_avx2.
-inline bool lowess_has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
+inline bool lowess_has_avx2() { return srs::detail::cpu_has_avx2(); }
 #else
 inline std::array<double, 4> lowess_fits_avx2(std::span<const double> x, std::span<const double> y,
                                               std::span<const double> robust, std::span<const LowessFitPoint> plan,

@@ -39,6 +39,7 @@
 #include <vector>       // std::vector
 
 #include <srs/data/dataset.hpp>    // data::Step
+#include <srs/detail/cpu.hpp>      // srs::detail::cpu_has_avx2
 #include <srs/optim/settings.hpp>  // optim::Lanes
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
@@ -93,8 +94,7 @@ struct Fsrs6LaneGradParams {
 inline bool lanes_have_sse2() { return SRS_DETAIL_HAVE_LANES != 0; }
 inline bool lanes_have_avx2() {
 #if SRS_DETAIL_HAVE_LANES
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
+  return srs::detail::cpu_has_avx2();
 #else
   return false;
 #endif
