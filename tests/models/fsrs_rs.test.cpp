@@ -27,7 +27,7 @@
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/replay.hpp>     // srs::optim::predict
 #include <srs/optim/settings.hpp>   // srs::optim::TrainMode
-#include <srs/optim/trainer.hpp>    // srs::optim::train, fit_fsrs_rs (optim/trainers/fsrs_rs.hpp), TrainOptions, GradientKernel
+#include <srs/optim/trainer.hpp>    // srs::optim::train, fit_fsrs_rs, detail::rs_bce_derivative, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 #include <support/check_model.hpp>  // srs::test::check_model, simulate_history, ModelCheckOptions
@@ -547,7 +547,7 @@ TEST_CASE("clip: FSRS-6's boxes, w17/w18 ceiling for n > 1 relearning steps, w19
   }
   SUBCASE("probability clamp of the loss: [1e-7, 1 - 1e-7], zero gradient outside") {
     using srs::models::detail::rs_bce;
-    using srs::models::detail::rs_bce_derivative;
+    using srs::optim::detail::rs_bce_derivative;
     CHECK(rs_bce(0.0, 1) == doctest::Approx(-std::log(1e-7)));
     CHECK(rs_bce(1.0, 0) == doctest::Approx(-std::log(1e-7)).epsilon(1e-6));
     CHECK(rs_bce_derivative(0.0, 1) == 0.0);

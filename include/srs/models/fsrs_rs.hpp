@@ -276,12 +276,6 @@ inline double rs_bce(double p, int y) {
   return y ? -std::log(r) : -std::log(1.0 - r);
 }
 
-/// d rs_bce / d p: zero where the clamp is active (p outside the open interval).
-inline double rs_bce_derivative(double p, int y) {
-  if (!(p > rs_min_prob && p < rs_max_prob)) return 0.0;
-  return y ? -1.0 / p : 1.0 / (1.0 - p);
-}
-
 }  // namespace detail
 
 /// FSRS-rs: FSRS-6 trained by fsrs-rs v6.5.0's `benchmark()` rules (see the

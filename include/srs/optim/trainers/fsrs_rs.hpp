@@ -32,6 +32,17 @@
 
 namespace srs::optim {
 
+namespace detail {
+
+/// d models::detail::rs_bce / d p: zero where its clamp is active (p outside
+/// the open interval (rs_min_prob, rs_max_prob)).
+inline double rs_bce_derivative(double p, int y) {
+  if (!(p > models::detail::rs_min_prob && p < models::detail::rs_max_prob)) return 0.0;
+  return y ? -1.0 / p : 1.0 / (1.0 - p);
+}
+
+}  // namespace detail
+
 /// fsrs-rs's `train()`: Adam on the weighted items from `initial`, with the
 /// L2 pull toward `initial`. Items longer than the model's max_seq_len are
 /// dropped first (`weights[k]` belongs to item k; empty: all 1). Without any
@@ -135,7 +146,7 @@ inline std::array<double, 21> fit_fsrs_rs(const models::FsrsRs& model, const mod
         const double wt = weight(kept[r]);
         if (wt == 0.0) continue;
         const bool recalled = item.back().rating > 1;
-        const auto coef = [&](double p) { return wt * md::rs_bce_derivative(p, recalled); };
+        const auto coef = [&](double p) { return wt * detail::rs_bce_derivative(p, recalled); };
         if (!trees.empty()) {
           kernel.tree_row(trees[b], node_of[r], item.size() - 1, item.back().t, coef, std::span<double, N>(grad));
         } else {
