@@ -15,11 +15,12 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK
 
-#include <cmath>  // std::pow, std::log
+#include <cmath>  // std::pow, std::log, std::exp
 
 namespace {
 
 using srs::models::detail::exponential_curve;
+using srs::models::detail::exponential_curve_exp;
 using srs::models::detail::exponential_curve_interval;
 using srs::models::detail::power_curve_half;
 using srs::models::detail::power_curve_half_factor;
@@ -38,6 +39,14 @@ TEST_CASE("curves: exponential 0.9^(t/S) and its inverse") {
   CHECK(srs::test::rel_close(r.grad[0], -r.val * std::log(0.9) * 10.0 / 16.0, 1e-14));
   // float: the same expression in float.
   CHECK(exponential_curve(3.0, 5.0f) == std::pow(0.9f, 3.0f / 5.0f));
+}
+
+TEST_CASE("curves: the exponential as exp(ln 0.9 · t/S), SM-2's form") {
+  CHECK(exponential_curve_exp(0.0, 7.0) == 1.0);
+  CHECK(exponential_curve_exp(3.0, 5.0) == std::exp(std::log(0.9) * 3.0 / 5.0));  // the reference's expression
+  for (double s : {0.01, 1.0, 33.3, 4000.0})
+    for (double t : {0.0, 0.5, 3.0, 100.0})
+      CHECK(srs::test::rel_close(exponential_curve_exp(t, s), exponential_curve(t, s), 1e-13));
 }
 
 TEST_CASE("curves: FSRS-4.5's power curve (1 + 19/81 t/S)^-0.5 and its inverse") {

@@ -2,13 +2,14 @@
 /// @file srs/models/curves.hpp
 /// The forgetting curves several model families share, each with its inverse
 /// (the interval at which the curve falls to a retention r), written once: the
-/// exponential 0.9^(t/S) and FSRS-4.5's power curve (1 + 19/81 · t/S)^-0.5.
+/// exponential 0.9^(t/S) (also in the form exp(ln 0.9 · t/S) that SM-2's
+/// reference uses) and FSRS-4.5's power curve (1 + 19/81 · t/S)^-0.5.
 /// Templated on the scalar (double, float, core::Dual), so training, prediction
 /// and the scheduler use the same arithmetic. FSRS-6's curve, whose decay is a
 /// parameter, is Fsrs6::curve (models/fsrs.hpp).
 #pragma once
 
-#include <cmath>  // std::pow, std::log
+#include <cmath>  // std::pow, std::log, std::exp
 
 #include <srs/core/dual.hpp>  // core::value_t (and core::pow for duals, by ADL)
 
@@ -24,6 +25,11 @@ T exponential_curve(double t, const T& s) {
 
 /// Its inverse: the t with 0.9^(t/S) = r, t = S ln r / ln 0.9.
 inline double exponential_curve_interval(double s, double r) { return s * std::log(r) / std::log(0.9); }
+
+/// The same curve as SM-2's reference writes it, exp(ln 0.9 · t / S) (its
+/// last bits may differ from 0.9^(t/S); SM-2's predictions match the
+/// reference's to the bit).
+inline double exponential_curve_exp(double t, double s) { return std::exp(std::log(0.9) * t / s); }
 
 /// F of the FSRS-4.5 curve: 0.9^(1/-0.5) - 1 = 19/81, as the reference computes it in double.
 inline constexpr double power_curve_half_factor = 0.2345679012345678;

@@ -22,7 +22,7 @@
 
 #include <algorithm>    // std::max, std::min
 #include <array>        // std::array
-#include <cmath>        // std::pow, std::log, std::exp, std::nearbyint
+#include <cmath>        // std::nearbyint
 #include <cstddef>      // std::size_t
 #include <limits>       // std::numeric_limits
 #include <span>         // std::span
@@ -31,7 +31,7 @@
 #include <srs/concepts.hpp>        // srs::DualTrainable, srs::MemoryModel
 #include <srs/core/dual.hpp>       // core::clamp, core::value_t
 #include <srs/data/dataset.hpp>    // data::Step
-#include <srs/models/curves.hpp>   // detail::exponential_curve
+#include <srs/models/curves.hpp>   // detail::exponential_curve, exponential_curve_exp
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/settings.hpp>  // optim::TrainingSettings
 
@@ -77,9 +77,8 @@ struct Sm2 {
 
   template <class T>
   T predict(std::span<const T, 0>, std::span<const data::Step> history, double delta_t) const {
-    using std::exp;
     using V = core::value_t<T>;
-    return T(V(std::exp(std::log(0.9) * delta_t / interval(history))));
+    return T(V(detail::exponential_curve_exp(delta_t, interval(history))));
   }
 };
 
@@ -124,7 +123,6 @@ struct Sm2Trainable {
   template <class T>
   State<T> next(std::span<const T, 6> w, const State<T>& st, data::Step step) const {
     using core::clamp;
-    using std::pow;
     using V = core::value_t<T>;
     const int reps = step.rating > 1 ? st.reps + 1 : 1;
     const T ivl = reps == 1 ? w[0] : (reps == 2 ? w[1] : st.ivl * st.ef);
