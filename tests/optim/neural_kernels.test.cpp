@@ -5,8 +5,10 @@
 //     (GRU, GRU-P, LSTM, NN-17: one pass per card serves all its rows);
 //   - the reverse-mode gradient against central finite differences for every
 //     parameter of every block (the Transformer with and without dropout);
-//   - GRU and NN-17: the gradient equals the forward-mode Dual gradient through
-//     the models' templated predict();
+//   - GRU, GRU-P and NN-17: the gradient equals the forward-mode Dual gradient
+//     through the models' templated predict() (the LSTM's and the
+//     Transformer's predict() are double-only: their gradients are checked by
+//     the differences above);
 //   - Transformer: the buffers the kernel keeps from row to row change nothing
 //     (a batch of changing row lengths = its rows one at a time, to the bit).
 #include <doctest/doctest.h>
@@ -149,6 +151,19 @@ TEST_CASE("GRU: reverse-mode gradient equals the Dual-number gradient of predict
     CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
     for (std::size_t k = 0; k < 39; ++k) {
       INFO("parameter " << k);
+      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
+    }
+  }
+}
+
+TEST_CASE("GRU-P: reverse-mode gradient equals the Dual-number gradient of predict()") {
+  const GruP m;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const auto ds = srs::test::random_cards(seed + 30, 12);
+    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_gru_params(m, seed), ds);
+    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
+    for (std::size_t k = 0; k < GruP::num_params; ++k) {
+      INFO("seed " << seed << ", parameter " << k);
       CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
     }
   }
