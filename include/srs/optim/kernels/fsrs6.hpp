@@ -32,6 +32,7 @@
 #include <cstdint>   // std::uint8_t, std::uint32_t
 #include <optional>  // std::optional
 #include <span>      // std::span
+#include <tuple>     // std::tie
 #include <utility>   // std::pair, std::as_const
 #include <vector>    // std::vector
 
@@ -396,19 +397,21 @@ class GradientKernel<models::Fsrs6> {
     }
   };
 
-  /// R = (1 + F t / S)^(-w20) and its partials ∂R/∂S and ∂R/∂w20 (through F too).
+  /// R = (1 + F t / S)^(-w20), the model's curve (Fsrs6::curve) with the
+  /// power PowOf<Fast>, and its partials ∂R/∂S and ∂R/∂w20 (through F too).
   template <class V>
   struct Curve {
     V r, d_s, d_w20;
   };
   template <bool Fast, class V = double>
   [[gnu::always_inline]] static Curve<V> curve(const DerivedDual& dv, V s, double t) {
+    V dx = 0, dy = 0;  // ∂(b^e)/∂b and ∂(b^e)/∂e at the curve's base b = 1 + q and exponent e = -w20
+    const V r = M::curve(V(dv.factor.val), V(dv.w[20].val), t, s, [&](V b, V e) {
+      const PowOf<Fast, V> pw(b, e);
+      std::tie(dx, dy) = pw.partials();
+      return pw.p;
+    });
     const V q = dv.factor.val * V(t) / s;
-    const V b = V(1) + q;
-    const V w20 = dv.w[20].val;
-    const PowOf<Fast, V> pw(b, -w20);
-    const V r = pw.p;
-    const auto [dx, dy] = pw.partials();
     // ∇b = (t/S) ∇F - (q/S) ∇S, ∇F = F' e20;  ∇(-w20) = -e20
     return {r, dx * (-q / s), dx * (V(t) * dv.factor.grad[20] / s) - dy};
   }

@@ -328,6 +328,30 @@ template <class L, class V = typename L::V, class M = typename L::M>
   return pw;
 }
 
+/// FSRS-6's curve in lanes, R = (1 + F t / S)^(-w20) = e^(-w20 ln b) with
+/// b = 1 + q, q = F t / S (Fsrs6::curve with the power as e^(y ln x)), and
+/// what its partials read.
+template <class V>
+struct LaneCurve {
+  V q, b, log_b, r;
+};
+template <class L, class V = typename L::V>
+[[gnu::always_inline]] inline LaneCurve<V> lane_curve(const Fsrs6LaneParams& p, const V& t, const V& s) {
+  LaneCurve<V> c;
+  c.q = p.factor * t / s;
+  c.b = 1.0 + c.q;
+  c.log_b = L::log(c.b);
+  c.r = L::exp(p.neg_w20 * c.log_b);
+  return c;
+}
+/// ∂R/∂S and ∂R/∂w20 (through F too, ∂F/∂w20 = `factor_d20`) of a lane curve at t.
+template <class V>
+[[gnu::always_inline]] inline std::pair<V, V> lane_curve_partials(const Fsrs6LaneParams& p, double factor_d20,
+                                                                  const LaneCurve<V>& c, const V& t, const V& s) {
+  const V dx = p.neg_w20 * c.r / c.b;  // ∂R/∂b
+  return {dx * (-c.q / s), dx * (t * factor_d20 / s) - c.r * c.log_b};
+}
+
 /// The lane pass over `plan` (of width L::width): out[e] = the prediction of
 /// entry e's row (entries with a row).
 template <class L>
@@ -359,14 +383,13 @@ template <class L>
       s = start ? s0 : s;
       d = start ? d0 : d;
     }
-    // R(t, S) = e^(-w20 ln(1 + F t / S)).
-    const V r_eval = L::exp(p.neg_w20 * L::log(one + p.factor * t_eval / s));
+    const V r_eval = lane_curve<L>(p, t_eval, s).r;
     std::memcpy(out + e, &r_eval, sizeof(V));
     if (!(any & lane_step)) continue;
     // The review's R: the row's value, unless its interval is not the review's.
     V r = r_eval;
     if (any & lane_recurve) {
-      const V r_step = L::exp(p.neg_w20 * L::log(one + p.factor * t_step / s));
+      const V r_step = lane_curve<L>(p, t_step, s).r;
       r = (fl & lane_recurve) != 0 ? r_step : r;
     }
     V s_new = s;
@@ -452,13 +475,9 @@ template <class L>
       d = start ? d0 : d;
     }
     // The row: R = (1 + F t / S)^(-w20) = e^(-w20 ln b), ∂R/∂S, ∂R/∂w20 (through F too).
-    V qe = p.factor * t_eval / s;
-    V be = 1.0 + qe;
-    V lbe = L::log(be);
-    V r_eval = L::exp(p.neg_w20 * lbe);
-    V dxe = p.neg_w20 * r_eval / be;
-    V rs = dxe * (-qe / s);
-    V rw = dxe * (t_eval * q.factor_d20 / s) - r_eval * lbe;
+    const LaneCurve<V> ce = lane_curve<L>(p, t_eval, s);
+    const V r_eval = ce.r;
+    const auto [rs, rw] = lane_curve_partials(p, q.factor_d20, ce, t_eval, s);
     // Its coefficient weight · (p - y) / max(p (1 - p), 1e-12) (0 without a row).
     const V var = r_eval * (1.0 - r_eval);
     const V cf = wt * ((r_eval - y) / (var < 1e-12 ? V{} + 1e-12 : var));
@@ -475,15 +494,12 @@ template <class L>
     // The review's curve: the row's, unless its interval is not the review's.
     V r = r_eval, crs = rs, crw = rw;
     if (any & lane_recurve) {
-      const V qs = p.factor * t_step / s;
-      const V bs = 1.0 + qs;
-      const V lbs = L::log(bs);
-      const V r2 = L::exp(p.neg_w20 * lbs);
-      const V dxs = p.neg_w20 * r2 / bs;
+      const LaneCurve<V> cs = lane_curve<L>(p, t_step, s);
+      const auto [rs2, rw2] = lane_curve_partials(p, q.factor_d20, cs, t_step, s);
       const M re = (fl & lane_recurve) != 0;
-      r = re ? r2 : r;
-      crs = re ? dxs * (-qs / s) : crs;
-      crw = re ? dxs * (t_step * q.factor_d20 / s) - r2 * lbs : crw;
+      r = re ? cs.r : r;
+      crs = re ? rs2 : crs;
+      crw = re ? rw2 : crw;
     }
     V s_new = s, a_s = one, b_s = zero;
     V c8 = zero, c9 = zero, c10 = zero, c11 = zero, c12 = zero, c13 = zero, c14 = zero, c15 = zero, c16 = zero,
