@@ -26,9 +26,9 @@ T exponential_curve(double t, const T& s) {
 /// Its inverse: the t with 0.9^(t/S) = r, t = S ln r / ln 0.9.
 inline double exponential_curve_interval(double s, double r) { return s * std::log(r) / std::log(0.9); }
 
-/// The same curve as SM-2's reference writes it, exp(ln 0.9 · t / S) (its
-/// last bits may differ from 0.9^(t/S); SM-2's predictions match the
-/// reference's to the bit).
+/// The same curve as SM-2's reference writes it, exp(ln 0.9 · t / S): the
+/// reference's operations in its order (the last bits may differ from
+/// 0.9^(t/S)).
 inline double exponential_curve_exp(double t, double s) { return std::exp(std::log(0.9) * t / s); }
 
 /// F of the FSRS-4.5 curve: 0.9^(1/-0.5) - 1 = 19/81, as the reference computes it in double.
