@@ -120,6 +120,16 @@ NkDualCheck<M> nk_dual_and_kernel(const M& m, const std::array<double, M::num_pa
   return nk_dual_and_kernel(m, w, ds,
                             [&m](auto wd, auto history, double delta_t) { return m.predict(wd, history, delta_t); });
 }
+/// The kernel's loss (1e-12) and every gradient entry (relative `eps`, with
+/// Approx's `scale`) against the Dual ones.
+template <class M>
+void nk_check_against_dual(const NkDualCheck<M>& c, double eps, double scale) {
+  CHECK(c.loss == doctest::Approx(c.dual.val).epsilon(1e-12));
+  for (std::size_t k = 0; k < M::num_params; ++k) {
+    INFO("parameter " << k);
+    CHECK(c.grad[k] == doctest::Approx(c.dual.grad[k]).epsilon(eps).scale(scale));
+  }
+}
 
 /// The Transformer's network written out on scalars (T: double or Dual), apart
 /// from the model's Eigen code, from the equations of models/transformer.hpp's
@@ -272,7 +282,7 @@ struct NkLstmOracle {
     using srs::core::clamp;
     using std::exp;
     using std::pow;
-    std::vector<Vec> x0, n1, n2, x3;
+    std::vector<Vec> x0, n1, n2;
     for (Eigen::Index j = 0; j < x.cols(); ++j) {
       Vec in;
       for (Eigen::Index k = 0; k < 6; ++k) in.push_back(T(x(k, j)));
@@ -284,9 +294,9 @@ struct NkLstmOracle {
     const std::vector<Vec> x2 = plus(x1, lstm(O::l2, n2));
     const Vec& last = x2.back();  // the head reads the last step only
     const Vec branch = silu_layer(O::w74, norm(silu_layer(O::w71, norm(last, O::ln3)), O::ln4));
-    Vec x3l = last;
-    for (std::size_t r = 0; r < 20; ++r) x3l[r] = x3l[r] + branch[r];
-    const Vec phi = silu_layer(O::w9, norm(x3l, O::ln5));
+    Vec x3 = last;
+    for (std::size_t r = 0; r < 20; ++r) x3[r] = x3[r] + branch[r];
+    const Vec phi = silu_layer(O::w9, norm(x3, O::ln5));
     const Vec lw = affine(O::wfc, O::wfc + 60, 3, phi), ls = affine(O::sfc, O::sfc + 60, 3, phi),
               ld = affine(O::dfc, O::dfc + 60, 3, phi);
     const double top = std::max({srs::core::value_of(lw[0]), srs::core::value_of(lw[1]), srs::core::value_of(lw[2])});
@@ -337,12 +347,8 @@ TEST_CASE("GRU: reverse-mode gradient equals the Dual-number gradient of predict
   const Gru m;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto ds = srs::test::random_cards(seed + 10, 20);
-    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_gru_params(m, seed), ds);
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < 39; ++k) {
-      INFO("parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
-    }
+    INFO("seed " << seed);
+    nk_check_against_dual(nk_dual_and_kernel(m, nk_gru_params(m, seed), ds), 1e-9, 1e-12);
   }
 }
 
@@ -350,12 +356,8 @@ TEST_CASE("GRU-P: reverse-mode gradient equals the Dual-number gradient of predi
   const GruP m;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const auto ds = srs::test::random_cards(seed + 30, 12);
-    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_gru_params(m, seed), ds);
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < GruP::num_params; ++k) {
-      INFO("seed " << seed << ", parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
-    }
+    INFO("seed " << seed);
+    nk_check_against_dual(nk_dual_and_kernel(m, nk_gru_params(m, seed), ds), 1e-9, 1e-12);
   }
 }
 
@@ -478,12 +480,8 @@ TEST_CASE("NN-17: reverse-mode gradient equals the Dual-number gradient of predi
   const Nn17 m;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     const auto ds = srs::test::random_cards(seed + 20, 20);
-    const auto [loss, l, g] = nk_dual_and_kernel(m, nk_nn17_params(seed), ds);
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < 39; ++k) {
-      INFO("seed " << seed << ", parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-8).scale(1e-10));
-    }
+    INFO("seed " << seed);
+    nk_check_against_dual(nk_dual_and_kernel(m, nk_nn17_params(seed), ds), 1e-8, 1e-10);
   }
 }
 
@@ -498,14 +496,11 @@ TEST_CASE("Transformer: reverse-mode gradient equals the Dual-number gradient of
       CHECK(NkTfOracle<double>{w}.predict(ds.history(it), it.delta_t) == doctest::Approx(p).epsilon(1e-12));
     }
     // ... and its Dual gradient is the kernel's.
-    const auto [loss, l, g] = nk_dual_and_kernel(m, w, ds, [](auto wd, auto history, double delta_t) {
+    INFO("seed " << seed);
+    const auto oracle = [](auto wd, auto history, double delta_t) {
       return NkTfOracle<typename decltype(wd)::value_type>{wd}.predict(history, delta_t);
-    });
-    CHECK(l == doctest::Approx(loss.val).epsilon(1e-12));
-    for (std::size_t k = 0; k < 127; ++k) {
-      INFO("seed " << seed << ", parameter " << k);
-      CHECK(g[k] == doctest::Approx(loss.grad[k]).epsilon(1e-9).scale(1e-12));
-    }
+    };
+    nk_check_against_dual(nk_dual_and_kernel(m, w, ds, oracle), 1e-9, 1e-12);
   }
 }
 
