@@ -20,7 +20,8 @@
 //     model is in partitions.test.cpp;
 //   * TrainMode::defaults predicts with the default parameters; float32 vs
 //     float64 predictions; --recency training uses optim::recency_weights per
-//     partition (tests/optim/recency.test.cpp checks the weights themselves);
+//     partition, or the model's own recency_weights(n) (FSRS-7's rule)
+//     (tests/optim/recency.test.cpp checks the weights themselves);
 //   * the metric values equal the metrics computed over `predictions` directly.
 #include <algorithm>    // std::find, std::max, std::any_of
 #include <array>        // std::array
@@ -635,6 +636,27 @@ TEST_CASE("evaluator: --recency weights each training partition with recency_wei
     CHECK(to_params(res.parameters[p].second) == expected);
     CHECK(res.parameters[p].second != plain.parameters[p].second);
   }
+}
+
+/// FSRS-6 with FSRS-7's recency rule (a model's own `recency_weights(n)`).
+struct Fsrs6OwnRecency : Fsrs6 {
+  std::vector<double> recency_weights(std::size_t n) const { return srs::optim::recency_weights_fsrs7(n); }
+};
+
+TEST_CASE("evaluator: --recency takes a model's own recency_weights(n) when it has one") {
+  const Dataset ds = simulated_dataset(6);
+  EvalOptions opts = with_mode(TrainMode::full);
+  opts.recency = true;
+  const UserResult own = Eval<Fsrs6OwnRecency, srs::eval::LogLoss>(Fsrs6OwnRecency{}, {}, opts).run(ds);
+  const UserResult standard = Eval<Fsrs6, srs::eval::LogLoss>(Fsrs6{}, {}, opts).run(ds);
+  const std::size_t train_end = ds.size() - ds.size() / 6;  // the last fold's training rows
+  const std::vector<std::size_t> rows = rows_of(ds, 0, train_end, 0);
+  const std::vector<double> weights = srs::optim::recency_weights_fsrs7(rows.size());
+  const Params expected = srs::optim::train(Fsrs6{}, ds, std::span<const std::size_t>(rows),
+                                            std::span<const double>(weights), opts.train);
+  REQUIRE(own.parameters.size() == 1);
+  CHECK(to_params(own.parameters[0].second) == expected);
+  CHECK(own.parameters[0].second != standard.parameters[0].second);
 }
 
 // ---------------------------------------------------------------------------

@@ -63,7 +63,7 @@ enum class Precision {
 
 struct EvalOptions {
   optim::TrainOptions train;  ///< training mode (--default, --S0) and seed
-  bool recency = false;       ///< --recency: weight training rows by 0.25 + 0.75 x³ (docs/protocol.md §7.4)
+  bool recency = false;  ///< --recency: weight training rows by 0.25 + 0.75 x³, or the model's own rule (docs/protocol.md §7.4)
   Precision precision = Precision::float32;  ///< arithmetic of predictions (training always uses double)
   /// Folds evaluated in parallel on up to this many threads (1: in the calling
   /// thread; the others are helpers from core::parallel_for's worker pool),
@@ -225,6 +225,19 @@ class Evaluator {
     if (side_error) std::rethrow_exception(side_error);
   }
 
+  /// --recency's weights of n training rows: the model's own rule (a
+  /// `recency_weights(n)` member: FSRS-7's for FSRS-7 and SBD), else the
+  /// reference's 0.25 + 0.75 x³.
+  std::vector<double> recency_weights(std::size_t n) const {
+    if constexpr (requires {
+                    { model_.recency_weights(n) } -> std::convertible_to<std::vector<double>>;
+                  }) {
+      return model_.recency_weights(n);
+    } else {
+      return optim::recency_weights(n);
+    }
+  }
+
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
     const data::Item& it = ds.items[row];
     res.predictions.push_back({p, it.y, it.elapsed_days, it.i, it.lapses});
@@ -309,8 +322,7 @@ class Evaluator {
         (void)rows;
         return defaults;  // nothing to train (SM-2, Ebisu)
       } else {
-        const std::vector<double> weights =
-            options_.recency ? optim::recency_weights(rows.size()) : std::vector<double>{};
+        const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
         if constexpr (NeuralNetwork<M>) {
           static_assert(optim::HasNetworkTrainer<M>,
                         "a neural model is trained by optim::NetworkTrainer: include <srs/optim/trainers/neural.hpp> "
