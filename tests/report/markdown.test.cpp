@@ -74,7 +74,8 @@ TEST_CASE("report: the report's number words") {
 
   // A result: the registry's count for its name, else the one its lines give.
   report_test::TempDir tmp;
-  const std::string line = R"({"metrics": {"LogLoss": 0.3}, "user": 1, "size": 3, "parameters": {"0": [1, 2, 3, 4, 5]}})";
+  const std::string line =
+      R"({"metrics": {"LogLoss": 0.3}, "user": 1, "size": 3, "parameters": {"0": [1, 2, 3, 4, 5]}})";
   for (const char* name : {"My-model", "FSRS-6-short", "FSRS-6-default-short"}) {
     report_test::write_file(tmp.path / (std::string(name) + ".jsonl"), line + "\n");
   }

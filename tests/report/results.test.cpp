@@ -201,13 +201,13 @@ TEST_CASE("report: keep_users keeps the listed users in file order") {
 TEST_CASE("report: the parameters field gives the parameters per partition") {
   namespace json = srs::detail::json;
   auto count = [](const std::string& text) { return report::parameter_count_of(json::parse(text)); };
-  CHECK(count("[0.4, 1.2, 3]") == 3u);                        // the reference's FSRS-4.5 and LR: a list
+  CHECK(count("[0.4, 1.2, 3]") == 3u);                       // the reference's FSRS-4.5 and LR: a list
   CHECK(count(R"({"0": [0.1, 0.2], "-1": [1, 2]})") == 2u);  // srs-bench's and FSRS-7's: one list per partition
   CHECK(count("[]") == 0u);
   CHECK_FALSE(count("null").has_value());
   CHECK_FALSE(count("{}").has_value());
   CHECK_FALSE(count(R"({"0": [0.1, 0.2], "1": [0.3]})").has_value());  // partitions that differ
-  CHECK_FALSE(count("[[0.1, 0.2], [0.3, 0.4]]").has_value());         // nested (a network's layers)
+  CHECK_FALSE(count("[[0.1, 0.2], [0.3, 0.4]]").has_value());          // nested (a network's layers)
   CHECK_FALSE(count(R"({"0": 3})").has_value());
   CHECK_FALSE(count(R"(["a"])").has_value());
   CHECK_FALSE(count("7").has_value());
