@@ -65,8 +65,8 @@ Output (Markdown on stdout):
     result name, as the models give it: -default 0, -S0 those of the S0
     fit, -binary all but those only Hard and Easy reach; suffixes such as
     -short, -secs, -recency, -fast do not change it; srs-bench's names and
-    the reference's (SM2, Anki, -dry-run, -pretrain, ...); "—" for an
-    unknown model;
+    the reference's (SM2, Anki, -dry-run, -pretrain, ...); for a name it
+    does not know, the length of the lines' "parameters" lists; else "—";
   * the other metrics of the files (RMSE, MBE, ICI, MAE(calibration), ...):
     unweighted mean (weighted by reviews), no interval;
   * the superiority matrix: % of users on whom the row model's Log Loss is
@@ -87,7 +87,8 @@ README tables (--readme):
                       two FSRS-6 rows; docs/srs-report.md lists them all; the
                       newer models' day-based rows are their --short --secs
                       --equalize_test_with_non_secs runs), under the README's
-                      names, parameter counts and input features; each cell
+                      names and input features; Parameters as above, else
+                      the README's count (RWKV's 2762884); each cell
                       the mean over the file's users (every user weighing 1)
                       ± half the width of the 99% BCa interval, "N/A" without
                       a value; rows sorted by Log Loss, best values bold;
