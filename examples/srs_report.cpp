@@ -5,11 +5,14 @@
 // interval per model and metric, weighted by reviews and by users; the
 // superiority matrix; Wilcoxon and t-test effect sizes; and one
 // self-contained HTML page with calibration graphs and heatmaps drawn as
-// inline SVG. `srs-report --help` documents everything. The command line
-// only: the report itself is the library's (srs/report/*.hpp).
+// inline SVG; with --readme, the two headline tables of the reference's
+// newest README (without / with same-day reviews) from a folder holding both
+// runs. `srs-report --help` documents everything. The command line only: the
+// report itself is the library's (srs/report/*.hpp).
 #include <srs/core/error.hpp>       // srs::UsageError, srs::Error
 #include <srs/report/html.hpp>      // srs::report::html_page
 #include <srs/report/markdown.hpp>  // srs::report::markdown
+#include <srs/report/readme.hpp>  // srs::report::read_readme_dir, make_readme_tables, readme_markdown, readme_html_page
 #include <srs/report/results.hpp>   // srs::report::read_result_dir, restrict_to_common_users
 #include <srs/report/summary.hpp>   // srs::report::make_report, ReportOptions
 #include <srs/stats/bootstrap.hpp>  // srs::stats::BootstrapOptions
@@ -39,6 +42,7 @@ constexpr const char* usage_text =
 
 Usage:
   srs-report DIR [--html FILE | --no-html] [--models A,B,...] [options]
+  srs-report DIR --readme [--html FILE | --no-html] [options]
 
 Input:
   DIR                 a folder of result files NAME.jsonl, one JSON line per
@@ -61,8 +65,8 @@ Output (Markdown on stdout):
     result name, as the models give it: -default 0, -S0 those of the S0
     fit, -binary all but those only Hard and Easy reach; suffixes such as
     -short, -secs, -recency, -fast do not change it; srs-bench's names and
-    the reference's (SM2, Anki, -dry-run, -pretrain, ...); "—" for an
-    unknown model;
+    the reference's (SM2, Anki, -dry-run, -pretrain, ...); for a name it
+    does not know, the length of the lines' "parameters" lists; else "—";
   * the other metrics of the files (RMSE, MBE, ICI, MAE(calibration), ...):
     unweighted mean (weighted by reviews), no interval;
   * the superiority matrix: % of users on whom the row model's Log Loss is
@@ -73,9 +77,29 @@ Output (Markdown on stdout):
   Users with a null or NaN metric are left out of that metric. The paired
   statistics need every model to have the same users.
 
+README tables (--readme):
+  --readme            print the two headline tables of the reference's newest
+                      README instead, "### Without same-day reviews" and
+                      "### With same-day reviews": Algorithm | Parameters |
+                      Log Loss | RMSE(bins) | AUC | Input features, one row
+                      per README row whose result file is in DIR (e.g.
+                      FSRS-6-short.jsonl and FSRS-6-short-secs.jsonl for the
+                      two FSRS-6 rows; docs/srs-report.md lists them all; the
+                      newer models' day-based rows are their --short --secs
+                      --equalize_test_with_non_secs runs), under the README's
+                      names and input features; Parameters as above, else
+                      the README's count (RWKV's 2762884); each cell
+                      the mean over the file's users (every user weighing 1)
+                      ± half the width of the 99% BCa interval, "N/A" without
+                      a value; rows sorted by Log Loss, best values bold;
+                      the rows left out are named under each table. With
+                      DIR/FSRS-6-dev.jsonl every row but SBD's uses only its
+                      users. Other files in DIR are not read; the HTML page
+                      (default DIR/readme.html) holds the same two tables.
+
 Options:
   --html FILE         where to write the self-contained HTML page (default:
-                      DIR/report.html): the tables, a calibration graph per
+                      DIR/report.html, DIR/readme.html with --readme): the tables, a calibration graph per
                       model, and heatmaps of superiority, Wilcoxon r and
                       Cohen's d (inline SVG, no external files)
   --no-html           do not write the HTML page
@@ -99,6 +123,7 @@ struct Options {
   fs::path dir;
   fs::path html;         ///< the HTML page (default DIR/report.html)
   bool no_html = false;  ///< --no-html
+  bool readme = false;   ///< --readme
   std::vector<std::string> models;
   bool common_users = false;
   bool paired = true;
@@ -134,6 +159,8 @@ Options parse_args(int argc, char** argv) {
       o.html = value();
     } else if (a == "--no-html") {
       o.no_html = true;
+    } else if (a == "--readme") {
+      o.readme = true;
     } else if (a == "--models") {
       std::string list = value();
       std::size_t start = 0;
@@ -169,9 +196,23 @@ Options parse_args(int argc, char** argv) {
   if (!have_dir) usage_error("the result folder DIR is required");
   if (o.common_users && !o.paired) usage_error("--common-users and --no-paired exclude each other");
   if (o.no_html && !o.html.empty()) usage_error("--html and --no-html exclude each other");
-  if (!o.no_html && o.html.empty()) o.html = o.dir / "report.html";
+  if (o.readme && !o.models.empty())
+    usage_error("--readme reads the README's own result files; --models does not apply");
+  if (o.readme && (o.common_users || !o.paired))
+    usage_error("--readme has no paired statistics; --common-users and --no-paired do not apply");
+  if (!o.no_html && o.html.empty()) o.html = o.dir / (o.readme ? "readme.html" : "report.html");
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   return o;
+}
+
+/// Writes the page to `file` (nothing when `file` is empty: --no-html).
+void write_html(const fs::path& file, const std::string& page) {
+  if (file.empty()) return;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << page;
+  out.close();
+  if (!out) throw srs::Error("cannot write " + file.string());
+  std::fprintf(stderr, "srs-report: wrote %s\n", file.string().c_str());
 }
 
 }  // namespace
@@ -185,6 +226,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (opt.readme) {
+      report::ReadmeOptions ro;
+      ro.source = opt.dir.string();
+      ro.bootstrap = opt.bootstrap;
+      ro.threads = opt.threads;
+      const report::ReadmeTables t = report::make_readme_tables(report::read_readme_dir(opt.dir), ro);
+      if (t.empty())
+        throw srs::Error(opt.dir.string() +
+                         ": no result file of the README tables (e.g. FSRS-6-short.jsonl, FSRS-6-short-secs.jsonl); "
+                         "docs/srs-report.md lists them");
+      std::cout << report::readme_markdown(t) << std::flush;
+      write_html(opt.html, report::readme_html_page(t));
+      return 0;
+    }
     std::vector<report::ModelResults> models = report::read_result_dir(opt.dir, opt.models);
     if (opt.common_users) report::restrict_to_common_users(models);
     report::ReportOptions ro;
@@ -201,13 +256,7 @@ int main(int argc, char** argv) {
                        "the tables alone");
     }
     std::cout << report::markdown(r) << std::flush;
-    if (!opt.html.empty()) {
-      std::ofstream out(opt.html, std::ios::binary | std::ios::trunc);
-      out << report::html_page(r);
-      out.close();
-      if (!out) throw srs::Error("cannot write " + opt.html.string());
-      std::fprintf(stderr, "srs-report: wrote %s\n", opt.html.string().c_str());
-    }
+    write_html(opt.html, report::html_page(r));
   } catch (const srs::UsageError& e) {
     std::fprintf(stderr, "srs-report: %s\n", e.what());
     return 2;

@@ -22,7 +22,11 @@
 //     which model has no calibration data;
 //   * end to end: srs-bench (SRS_BENCH_EXE) on simulated users for SM-2
 //     --short, MOVING-AVG, FSRS-6 --fast, Anki-SM-2 and FSRS-6 --short
-//     --two_buttons --fast, then srs-report prints each name's parameter count.
+//     --two_buttons --fast, then srs-report prints each name's parameter count;
+//   * --readme: the README's two tables as the library renders them
+//     (report/readme.hpp), DIR/readme.html by default, --html, --no-html,
+//     the options it refuses, a folder without any of its files (exit 1);
+//     end to end after srs-bench's --short, plain and --short --secs runs.
 // (The library under the program: tests/report/.)
 #include <cmath>        // std::isnan
 #include <cstddef>      // std::size_t
@@ -37,6 +41,7 @@
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE, MESSAGE
 
 #include <srs/detail/json.hpp>         // srs::detail::json::Value
+#include <srs/report/readme.hpp>       // srs::report::make_readme_tables, read_readme_dir, readme_markdown, ...
 #include <srs/stats/bootstrap.hpp>     // srs::stats::bca_weighted_mean
 #include <srs/stats/format.hpp>        // srs::stats::sigdig, percent
 #include <srs/stats/significance.hpp>  // srs::stats::wilcoxon, paired_t_test
@@ -98,14 +103,15 @@ TEST_CASE("report: srs-report --help and usage errors") {
   const Run help = report(tmp, "--help");
   CHECK(help.status == 0);
   for (const char* flag : {"--html", "--no-html", "--models", "--common-users", "--no-paired", "--resamples", "--seed",
-                           "--threads", "--help", "calibration", "Exit status"})
+                           "--threads", "--help", "calibration", "Exit status", "--readme", "FSRS-6-dev"})
     CHECK_MESSAGE(contains(help.out, flag), flag);
   CHECK(report(tmp, "-h").status == 0);
 
   for (const std::string& args :
        {std::string(""), std::string("--bogus x"), std::string("a b"), std::string("x --resamples 0"),
         std::string("x --threads"), std::string("x --common-users --no-paired"), std::string("x --models A,,B"),
-        std::string("x --models A,A"), std::string("x --html a.html --no-html")}) {
+        std::string("x --models A,A"), std::string("x --html a.html --no-html"), std::string("x --readme --models A"),
+        std::string("x --readme --common-users"), std::string("x --readme --no-paired")}) {
     CAPTURE(args);
     const Run r = report(tmp, args);
     CHECK(r.status == 2);
@@ -402,4 +408,81 @@ TEST_CASE("report: srs-report prints a parameter count for srs-bench's result na
       CHECK(row.find(" | \u2014 | ") == std::string::npos);
     }
   }
+}
+
+TEST_CASE("report: srs-report --readme prints the README's two tables") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "result";
+  fs::create_directory(dir);
+  const auto fsrs = write_model(dir, {"FSRS-6-short", 0.03, 0.0, true, 1}, 10);
+  write_model(dir, {"AVG", 0.12, 0.0, false, 2}, 10);
+  write_model(dir, {"FSRS-6-short-secs", 0.03, 0.0, true, 3}, 9);  // the tables need not share users
+  write_model(dir, {"AVG-short-secs", 0.12, 0.0, false, 4}, 9);
+  write_model(dir, {"My-model", 0.01, 0.0, false, 5}, 4);  // no row: not read, not shown
+  const Run r = report(tmp, sh_quote(dir.string()) + " --readme --threads 2");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  srs::report::ReadmeOptions o;
+  o.source = dir.string();
+  const std::string expected =
+      srs::report::readme_markdown(srs::report::make_readme_tables(srs::report::read_readme_dir(dir), o));
+  CHECK(r.out == expected);
+  CHECK(r.out.rfind("### Without same-day reviews\n\n| Algorithm | Parameters | Log Loss\u2193 | RMSE(bins)\u2193 | "
+                    "AUC\u2191 | Input features |\n",
+                    0) == 0);
+  CHECK(contains(r.out, "| **FSRS-6** | 21 | **" + expected_cell(fsrs, "LogLoss", false) + "** | "));
+  CHECK(contains(r.out, "\n### With same-day reviews\n"));
+  CHECK(count(r.out, "| AVG | 0 | ") + count(r.out, "| **AVG** | 0 | ") == 2);
+  CHECK(contains(r.out, "Left out, no result file in `" + dir.string() + "`: RWKV-Instant (`RWKV-P.jsonl`)"));
+  CHECK(!contains(r.out, "My-model"));
+  CHECK(!contains(r.out, "## Superiority"));
+  // The page: DIR/readme.html by default (not report.html), --html FILE, --no-html.
+  REQUIRE(fs::exists(dir / "readme.html"));
+  CHECK_FALSE(fs::exists(dir / "report.html"));
+  CHECK(contains(r.err, "readme.html"));
+  const std::string page = read_file(dir / "readme.html");
+  CHECK(contains(page, "<h2>With same-day reviews</h2>"));
+  CHECK(contains(page, "<th>Input features</th>"));
+  fs::remove(dir / "readme.html");
+  const Run none = report(tmp, sh_quote(dir.string()) + " --readme --no-html --resamples 200 --seed 3");
+  REQUIRE(none.status == 0);
+  CHECK(none.err.empty());
+  CHECK_FALSE(fs::exists(dir / "readme.html"));
+  CHECK(none.out.rfind("Confidence intervals from 200 resamples, seed 3 (the README's: 9,999, seed 42).\n\n", 0) == 0);
+  const Run page_to =
+      report(tmp, sh_quote(dir.string()) + " --readme --html " + sh_quote((tmp.path / "t.html").string()));
+  REQUIRE(page_to.status == 0);
+  CHECK(read_file(tmp.path / "t.html") == page);
+
+  // A folder without any of the tables' files.
+  const fs::path other = tmp.path / "other";
+  fs::create_directory(other);
+  write_model(other, {"My-model", 0.01, 0.0, false, 5}, 4);
+  const Run empty = report(tmp, sh_quote(other.string()) + " --readme");
+  CHECK(empty.status == 1);
+  CHECK(empty.out.empty());
+  CHECK(contains(empty.err, "no result file of the README tables"));
+  CHECK_FALSE(fs::exists(other / "readme.html"));
+}
+
+TEST_CASE("report: srs-report --readme after srs-bench's runs for both tables") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "result";
+  for (const char* flags : {"--model FSRS-6 --short", "--model AVG", "--model FSRS-6 --model AVG --short --secs"}) {
+    CAPTURE(flags);
+    const Run bench = run(tmp, SRS_BENCH_EXE,
+                          "--demo --demo-users 2 --threads 2 --quiet --out " + sh_quote(dir.string()) + " " + flags);
+    REQUIRE_MESSAGE(bench.status == 0, bench.err);
+  }
+  const Run r = report(tmp, sh_quote(dir.string()) + " --readme --no-html --resamples 100");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const std::size_t with = r.out.find("### With same-day reviews");
+  REQUIRE(with != std::string::npos);
+  const std::string without_part = r.out.substr(0, with), with_part = r.out.substr(with);
+  for (const std::string* part : {&without_part, &with_part}) {
+    CHECK(contains(*part, "| **FSRS-6** | 21 | ") != contains(*part, "| FSRS-6 | 21 | "));
+    CHECK(contains(*part, "| **AVG** | 0 | ") != contains(*part, "| AVG | 0 | "));
+    CHECK(!contains(*part, "N/A"));
+  }
+  CHECK(contains(without_part, " | IL, G, SR |\n"));
+  CHECK(contains(with_part, " | FIL, G, SR |\n"));
 }

@@ -3,7 +3,8 @@
 //
 //   * the number words: thousands separators, cells by the significant-digit
 //     rule ("—" without a value), p-values, verdicts, the Parameters column
-//     from the registry ("—" only for an unknown model);
+//     from the registry, else from the lines' "parameters" fields ("—" for
+//     an unknown model without them);
 //   * markdown() of a report: the heading with the source, resamples and
 //     seed, the results read, both tables with their rows in Log Loss order,
 //     parameter counts and bold best values, the other metrics, the three
@@ -70,6 +71,22 @@ TEST_CASE("report: the report's number words") {
   CHECK(report::param_text("FSRS-6-binary-short-fast") == "17");
   CHECK(report::param_text("Anki") == "7");
   CHECK(report::param_text("My-model") == "\u2014");
+
+  // A result: the registry's count for its name, else the one its lines give.
+  report_test::TempDir tmp;
+  const std::string line =
+      R"({"metrics": {"LogLoss": 0.3}, "user": 1, "size": 3, "parameters": {"0": [1, 2, 3, 4, 5]}})";
+  for (const char* name : {"My-model", "FSRS-6-short", "FSRS-6-default-short"}) {
+    report_test::write_file(tmp.path / (std::string(name) + ".jsonl"), line + "\n");
+  }
+  const auto mine = srs::report::read_results(tmp.path / "My-model.jsonl");
+  CHECK(report::parameter_count(mine) == 5u);
+  CHECK(report::param_text(mine) == "5");
+  CHECK(report::param_text(srs::report::read_results(tmp.path / "FSRS-6-short.jsonl")) == "21");
+  CHECK(report::param_text(srs::report::read_results(tmp.path / "FSRS-6-default-short.jsonl")) == "0");
+  report_test::write_file(tmp.path / "Other.jsonl", R"({"metrics": {"LogLoss": 0.3}, "user": 1, "size": 3})"
+                                                    "\n");
+  CHECK(report::param_text(srs::report::read_results(tmp.path / "Other.jsonl")) == "\u2014");
 }
 
 TEST_CASE("report: markdown of a report") {
@@ -77,13 +94,19 @@ TEST_CASE("report: markdown of a report") {
   report_test::write_model(tmp.path, {"FSRS-6-short", 0.03, 0.0, true, 1}, 8);
   report_test::write_model(tmp.path, {"MOVING-AVG", 0.12, 0.02, false, 2}, 8);
   report_test::write_model(tmp.path, {"My-model", 0.06, 0.01, false, 3}, 8);
+  // A model the registry does not know, with "parameters" in its lines (6 per partition).
+  std::string with_params;
+  for (int u = 1; u <= 8; ++u)
+    with_params += R"({"metrics": {"LogLoss": 0.9, "AUC": 0.5}, "user": )" + std::to_string(u) +
+                   R"(, "size": 10, "parameters": {"0": [1, 2, 3, 4, 5, 6]}})" + "\n";
+  report_test::write_file(tmp.path / "Their-model.jsonl", with_params);
   report::ReportOptions o;
   o.source = "my/results";
   o.bootstrap.resamples = 200;
   o.bootstrap.seed = 7;
   const report::Report r = report::make_report(report::read_result_dir(tmp.path), o);
   const std::string md = report::markdown(r);
-  CHECK(md.rfind("# SRS benchmark report\n\nResults in `my/results`: 3 models.", 0) == 0);
+  CHECK(md.rfind("# SRS benchmark report\n\nResults in `my/results`: 4 models.", 0) == 0);
   CHECK(report_test::contains(md, "(200 resamples, seed 7)"));
   CHECK(report_test::contains(md, "| MOVING-AVG | 8 | 1,308 |"));  // sum of 60 + 23k, k = 1..8
   const std::string best = markdown_line(md, "| **FSRS-6-short** | 21 | **");
@@ -92,6 +115,7 @@ TEST_CASE("report: markdown of a report") {
                     report::cell_text(r.summary[0].cells[0][2]) + "** |");
   CHECK(markdown_line(md, "| MOVING-AVG | 0 | ").size() > 0);
   CHECK(markdown_line(md, "| My-model | \u2014 | ").size() > 0);
+  CHECK(markdown_line(md, "| Their-model | 6 | ").size() > 0);
   // Rows in Log Loss order: FSRS-6-short, My-model, MOVING-AVG.
   CHECK(md.find("| **FSRS-6-short** | 21") < md.find("| My-model | \u2014"));
   CHECK(md.find("| My-model | \u2014") < md.find("| MOVING-AVG | 0"));

@@ -13,7 +13,11 @@
 //     errors;
 //   * from_user_results: the same ModelResults as the file eval::result_line
 //     writes (rounding included);
-//   * restrict_to_common_users keeps the shared users (an error if none).
+//   * restrict_to_common_users keeps the shared users (an error if none),
+//     keep_users those of a list;
+//   * the "parameters" field: parameter_count_of (a list, an object of lists
+//     per partition; nothing for anything else) and lines_parameter_count
+//     (the count every line that has one agrees on).
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t
 #include <filesystem>  // std::filesystem::path, create_directory
@@ -25,7 +29,7 @@
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE, CHECK_THROWS_WITH_AS
 
 #include <srs/core/error.hpp>        // srs::InputError, srs::Error
-#include <srs/detail/json.hpp>       // srs::detail::json::dump, Value
+#include <srs/detail/json.hpp>       // srs::detail::json::dump, parse, Value
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph
 #include <srs/eval/evaluator.hpp>    // srs::eval::UserResult
 #include <srs/eval/report.hpp>       // srs::eval::result_line
@@ -179,4 +183,50 @@ TEST_CASE("report: restrict_to_common_users keeps the users every model has") {
   report_test::write_file(tmp.path / "C.jsonl", "{\"metrics\": {}, \"user\": 99, \"size\": 3}\n");
   std::vector<report::ModelResults> none = report::read_result_dir(tmp.path);
   CHECK_THROWS_WITH_AS(report::restrict_to_common_users(none), doctest::Contains("no user in common"), srs::Error);
+}
+
+TEST_CASE("report: keep_users keeps the listed users in file order") {
+  report_test::TempDir tmp;
+  report_test::write_model(tmp.path, {"A", 0.03, 0.0, false, 1}, 6);
+  report::ModelResults m = report::read_results(tmp.path / "A.jsonl");
+  report::keep_users(m, {srs::stats::UserId(std::int64_t{2}), srs::stats::UserId(std::int64_t{5}),
+                         srs::stats::UserId(std::int64_t{9})});
+  REQUIRE(m.users.size() == 2);
+  CHECK(m.users[0].user == srs::stats::UserId(std::int64_t{2}));
+  CHECK(m.users[1].user == srs::stats::UserId(std::int64_t{5}));
+  report::keep_users(m, {});
+  CHECK(m.users.empty());
+}
+
+TEST_CASE("report: the parameters field gives the parameters per partition") {
+  namespace json = srs::detail::json;
+  auto count = [](const std::string& text) { return report::parameter_count_of(json::parse(text)); };
+  CHECK(count("[0.4, 1.2, 3]") == 3u);                       // the reference's FSRS-4.5 and LR: a list
+  CHECK(count(R"({"0": [0.1, 0.2], "-1": [1, 2]})") == 2u);  // srs-bench's and FSRS-7's: one list per partition
+  CHECK(count("[]") == 0u);
+  CHECK_FALSE(count("null").has_value());
+  CHECK_FALSE(count("{}").has_value());
+  CHECK_FALSE(count(R"({"0": [0.1, 0.2], "1": [0.3]})").has_value());  // partitions that differ
+  CHECK_FALSE(count("[[0.1, 0.2], [0.3, 0.4]]").has_value());          // nested (a network's layers)
+  CHECK_FALSE(count(R"({"0": 3})").has_value());
+  CHECK_FALSE(count(R"(["a"])").has_value());
+  CHECK_FALSE(count("7").has_value());
+
+  report_test::TempDir tmp;
+  auto lines_count = [&](const std::string& text) {
+    report_test::write_file(tmp.path / "P.jsonl", text);
+    const report::ModelResults m = report::read_results(tmp.path / "P.jsonl");
+    return report::lines_parameter_count(m);
+  };
+  const std::string a = R"({"metrics": {"LogLoss": 0.3}, "user": 1, "size": 3, "parameters": {"0": [1, 2, 3]}})";
+  const std::string b = R"({"metrics": {"LogLoss": 0.3}, "user": 2, "size": 3, "parameters": [1, 2, 3]})";
+  const std::string c = R"({"metrics": {"LogLoss": 0.3}, "user": 3, "size": 3})";
+  const std::string d = R"({"metrics": {"LogLoss": 0.3}, "user": 4, "size": 3, "parameters": [1, 2]})";
+  CHECK(lines_count(a + "\n" + b + "\n" + c + "\n") == 3u);  // a line without parameters does not count
+  CHECK_FALSE(lines_count(c + "\n").has_value());
+  CHECK_FALSE(lines_count(a + "\n" + d + "\n").has_value());  // lines that disagree
+  report_test::write_file(tmp.path / "P.jsonl", a + "\n" + c + "\n");
+  const report::ModelResults m = report::read_results(tmp.path / "P.jsonl");
+  CHECK(m.users[0].parameters == 3u);
+  CHECK_FALSE(m.users[1].parameters.has_value());
 }

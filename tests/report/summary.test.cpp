@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/report/summary.hpp, what the report computes:
 //
+//   * bca_intervals: each series' interval is stats::bca_weighted_mean's on
+//     it alone, on 1 or 3 threads, series of different lengths mixed;
 //   * summarize: every cell is the weighted mean (by reviews, and unweighted)
 //     and the half-width of stats::bca_weighted_mean's interval on the same
 //     values (a null AUC left out of that cell only), the same on 1 and 3
@@ -60,6 +62,38 @@ std::vector<std::vector<json::Value>> three_models(const report_test::fs::path& 
 }
 
 }  // namespace
+
+TEST_CASE("report: bca_intervals gives each series its own interval, on any number of threads") {
+  std::vector<std::vector<double>> x, w;
+  for (std::size_t s = 0; s < 7; ++s) {
+    const std::size_t n = 5 + (s % 3) * 4;  // lengths 5, 9, 13: three shared streams
+    std::vector<double> xs, ws;
+    for (std::size_t i = 0; i < n; ++i) {
+      xs.push_back(0.3 + 0.01 * static_cast<double>((i * (s + 3)) % 11));
+      ws.push_back(s % 2 ? 1.0 : static_cast<double>(10 + i));
+    }
+    x.push_back(std::move(xs));
+    w.push_back(std::move(ws));
+  }
+  std::vector<srs::stats::WeightedSample> series;
+  for (std::size_t s = 0; s < x.size(); ++s) series.push_back({x[s], w[s]});
+  srs::stats::BootstrapOptions boot;
+  boot.resamples = 400;
+  boot.seed = 3;
+  const auto one = report::bca_intervals(series, boot, 1);
+  const auto three = report::bca_intervals(series, boot, 3);
+  REQUIRE(one.size() == series.size());
+  REQUIRE(three.size() == series.size());
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    CAPTURE(s);
+    const auto alone = srs::stats::bca_weighted_mean(x[s], w[s], boot);
+    CHECK(one[s].low == alone.low);
+    CHECK(one[s].high == alone.high);
+    CHECK(three[s].low == alone.low);
+    CHECK(three[s].high == alone.high);
+  }
+  CHECK(report::bca_intervals({}, boot, 2).empty());
+}
 
 TEST_CASE("report: summarize gives each cell the weighted mean and its BCa half-width") {
   report_test::TempDir tmp;

@@ -71,7 +71,7 @@ inline std::string html_table(const std::vector<ModelResults>& models, const std
     bool any = false;
     for (std::size_t k = 0; k < 3; ++k) any = any || best[k] == m;
     out << "<tr><td>" << (any ? "<b>" + esc(models[m].name) + "</b>" : esc(models[m].name)) << "</td><td class=\"num\">"
-        << esc(param_text(models[m].name)) << "</td>";
+        << esc(param_text(models[m])) << "</td>";
     for (std::size_t k = 0; k < 3; ++k) {
       const std::string t = esc(cell_text(s[m].cells[w][k]));
       out << "<td class=\"num\">" << (best[k] == m ? "<b>" + t + "</b>" : t) << "</td>";

@@ -41,7 +41,7 @@ inline std::string markdown(const Report& r) {
     for (std::size_t m : table_order(s, w)) {
       bool any = false;
       for (std::size_t k = 0; k < 3; ++k) any = any || best[k] == m;
-      out << "| " << (any ? "**" + models[m].name + "**" : models[m].name) << " | " << param_text(models[m].name);
+      out << "| " << (any ? "**" + models[m].name + "**" : models[m].name) << " | " << param_text(models[m]);
       for (std::size_t k = 0; k < 3; ++k) {
         const std::string t = cell_text(s[m].cells[w][k]);
         out << " | " << (best[k] == m ? "**" + t + "**" : t);

@@ -9,7 +9,10 @@
 /// "user" is an integer or a string, "size" a positive integer (the number
 /// of evaluated reviews), every metric a number or null; an optional
 /// "calibration" field (srs-bench's calibration graph, eval::CalibrationData)
-/// feeds the report's graphs; other fields ("parameters", ...) are ignored.
+/// feeds the report's graphs; an optional "parameters" field gives the number
+/// of parameters per partition (parameter_count_of: a list of numbers, or an
+/// object of such lists, one per partition, as srs-bench and the reference
+/// write it); other fields are ignored.
 /// Null and NaN metrics are left out (that user then has no value for that
 /// metric). Blank lines are skipped, a CR before the newline is accepted.
 /// Anything else is an srs::InputError naming the file, the line and the
@@ -50,6 +53,7 @@ struct UserLine {
   std::size_t line = 0;                                 ///< line number in the file (1-based)
   std::vector<std::pair<std::string, double>> metrics;  ///< non-null, non-NaN values only
   std::optional<eval::CalibrationData> calibration;
+  std::optional<std::size_t> parameters;  ///< parameters per partition in its "parameters" field (parameter_count_of)
 
   /// The value of a metric, if the line has one.
   std::optional<double> metric(const std::string& name) const {
@@ -66,6 +70,29 @@ struct ModelResults {
   std::vector<UserLine> users;            ///< in file order
   std::vector<std::string> metric_names;  ///< every metric seen, in order of first appearance
 };
+
+/// The number of parameters per partition in a "parameters" field: the
+/// length of a list of numbers (`[0.4, 1.2, 3.1]`: 3), or the common length
+/// of an object's lists of numbers, one per partition (`{"0": [...], "-1":
+/// [...]}`); nothing for anything else (null, an empty object, lists of
+/// different lengths, nested lists).
+inline std::optional<std::size_t> parameter_count_of(const srs::detail::json::Value& v) {
+  auto numbers = [](const srs::detail::json::Value& a) -> std::optional<std::size_t> {
+    if (!a.is_array()) return std::nullopt;
+    for (const auto& x : a.as_array())
+      if (!x.is_number()) return std::nullopt;
+    return a.as_array().size();
+  };
+  if (v.is_array()) return numbers(v);
+  if (!v.is_object() || v.as_object().empty()) return std::nullopt;
+  std::optional<std::size_t> n;
+  for (const auto& [part, list] : v.as_object()) {
+    const std::optional<std::size_t> k = numbers(list);
+    if (!k || (n && *n != *k)) return std::nullopt;
+    n = k;
+  }
+  return n;
+}
 
 /// Reads result lines from `in`; `source` names them in errors (a file name).
 inline ModelResults read_results(std::istream& in, std::string name, const std::filesystem::path& source) {
@@ -123,6 +150,7 @@ inline ModelResults read_results(std::istream& in, std::string name, const std::
         throw InputError(where, lineno, "calibration", e.what());
       }
     }
+    if (const json::Value* params = v.find("parameters")) u.parameters = parameter_count_of(*params);
     m.users.push_back(std::move(u));
   }
   if (in.bad()) throw InputError(where, 0, "", "read error");
@@ -174,6 +202,28 @@ inline ModelResults from_user_results(std::string name, const std::vector<eval::
   return read_results(in, std::move(name), source);
 }
 
+/// The number of parameters per partition that the lines' "parameters"
+/// fields give: the count when every line that has one gives the same;
+/// nothing when no line has one or they differ.
+inline std::optional<std::size_t> lines_parameter_count(const ModelResults& m) {
+  std::optional<std::size_t> n;
+  for (const UserLine& u : m.users) {
+    if (!u.parameters) continue;
+    if (n && *n != *u.parameters) return std::nullopt;
+    n = u.parameters;
+  }
+  return n;
+}
+
+/// Keeps the users of `m` that are in `users` (ascending, as
+/// stats::common_users gives them), in file order.
+inline void keep_users(ModelResults& m, const std::vector<stats::UserId>& users) {
+  std::vector<UserLine> kept;
+  for (UserLine& u : m.users)
+    if (std::binary_search(users.begin(), users.end(), u.user)) kept.push_back(std::move(u));
+  m.users = std::move(kept);
+}
+
 /// Keeps only the users present in every model (Error if there is none).
 inline void restrict_to_common_users(std::vector<ModelResults>& models) {
   std::vector<stats::UserValues> ids;
@@ -183,12 +233,7 @@ inline void restrict_to_common_users(std::vector<ModelResults>& models) {
     ids.push_back(std::move(v));
   }
   const std::vector<stats::UserId> common = stats::common_users(ids);
-  for (ModelResults& m : models) {
-    std::vector<UserLine> kept;
-    for (UserLine& u : m.users)
-      if (std::binary_search(common.begin(), common.end(), u.user)) kept.push_back(std::move(u));
-    m.users = std::move(kept);
-  }
+  for (ModelResults& m : models) keep_users(m, common);
   if (common.empty()) throw Error("--common-users: the models have no user in common");
 }
 

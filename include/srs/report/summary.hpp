@@ -13,8 +13,10 @@
 ///     paired by id: the superiority matrix, the Wilcoxon signed-rank test and
 ///     the paired t-test of every pair, with their effect classes.
 ///
-/// make_report puts them together as srs-report does; markdown() and
-/// html_page() (report/markdown.hpp, report/html.hpp) render a Report.
+/// bca_intervals computes many intervals on several threads (the README
+/// tables of report/readme.hpp use it too). make_report puts them together as
+/// srs-report does; markdown() and html_page() (report/markdown.hpp,
+/// report/html.hpp) render a Report.
 #pragma once
 
 #include <algorithm>  // std::stable_sort, std::min, std::max, std::find
@@ -26,13 +28,14 @@
 #include <map>        // std::map
 #include <mutex>      // std::mutex, std::lock_guard
 #include <optional>   // std::optional
+#include <span>       // std::span
 #include <string>     // std::string
 #include <thread>     // std::thread
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
 #include <srs/report/results.hpp>      // ModelResults, UserLine
-#include <srs/stats/bootstrap.hpp>     // srs::stats::bca_weighted_mean, WeightedSample, BootstrapOptions
+#include <srs/stats/bootstrap.hpp>     // srs::stats::bca_weighted_mean, WeightedSample, BootstrapOptions, BcaInterval
 #include <srs/stats/format.hpp>        // srs::stats::fixed
 #include <srs/stats/pairing.hpp>       // srs::stats::UserValues, Paired, pair_by_user
 #include <srs/stats/significance.hpp>  // srs::stats::wilcoxon, paired_t_test, classify_effect, Effect
@@ -68,15 +71,59 @@ struct ModelSummary {
   Cell cells[2][3];  ///< [weighting][metric]
 };
 
+/// BCa intervals of the weighted means of many series, on up to `threads`
+/// threads. The bootstrap stream depends only on the number of users (and
+/// the seed), so every series of the same length shares one stream, as the
+/// reference's separate SciPy calls with random_state=42 do; the series of a
+/// length are split over the threads (each thread replays the stream). The
+/// result does not depend on `threads`. Every series must have one value at
+/// least; the spans must stay valid during the call.
+inline std::vector<stats::BcaInterval> bca_intervals(std::span<const stats::WeightedSample> series,
+                                                     const stats::BootstrapOptions& bootstrap = {},
+                                                     unsigned threads = 1) {
+  threads = std::max(1u, threads);
+  std::vector<stats::BcaInterval> out(series.size());
+  // Jobs: the series of one length, in up to `threads` slices.
+  std::map<std::size_t, std::vector<std::size_t>> by_length;
+  for (std::size_t i = 0; i < series.size(); ++i) by_length[series[i].x.size()].push_back(i);
+  std::vector<std::vector<std::size_t>> jobs;
+  for (const auto& [n, list] : by_length) {
+    const std::size_t slices = std::min<std::size_t>(threads, list.size());
+    for (std::size_t k = 0; k < slices; ++k) {
+      std::vector<std::size_t> job;
+      for (std::size_t i = k; i < list.size(); i += slices) job.push_back(list[i]);
+      jobs.push_back(std::move(job));
+    }
+  }
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr error;
+  auto worker = [&]() {
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      try {
+        std::vector<stats::WeightedSample> samples;
+        for (std::size_t i : jobs[j]) samples.push_back(series[i]);
+        const auto ci = stats::bca_weighted_mean(samples, bootstrap);
+        std::lock_guard<std::mutex> lock(mutex);
+        for (std::size_t k = 0; k < jobs[j].size(); ++k) out[jobs[j][k]] = ci[k];
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const std::size_t n_threads = std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size()));
+  for (std::size_t t = 0; t < n_threads; ++t) pool.emplace_back(worker);
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
 /// Means and BCa intervals of every (model, metric, weighting) on up to
-/// `threads` threads. The bootstrap stream depends only on the number of
-/// users (and the seed), so every series of the same length, across models,
-/// shares one stream, as the reference's separate SciPy calls with
-/// random_state=42 do; the series of a length are split over the threads
-/// (each thread replays the stream). The result does not depend on `threads`.
+/// `threads` threads (bca_intervals: the result does not depend on `threads`).
 inline std::vector<ModelSummary> summarize(const std::vector<ModelResults>& models,
                                            const stats::BootstrapOptions& bootstrap = {}, unsigned threads = 1) {
-  threads = std::max(1u, threads);
   std::vector<ModelSummary> out(models.size());
   struct Series {
     std::size_t model, metric;
@@ -97,51 +144,21 @@ inline std::vector<ModelSummary> summarize(const std::vector<ModelResults>& mode
       if (!s.x.empty()) all.push_back(std::move(s));
     }
   }
-  // Jobs: the series of one length, in up to `threads` slices.
-  std::map<std::size_t, std::vector<const Series*>> by_length;
-  for (const Series& s : all) by_length[s.x.size()].push_back(&s);
-  std::vector<std::vector<const Series*>> jobs;
-  for (const auto& [n, list] : by_length) {
-    const std::size_t slices = std::min<std::size_t>(threads, list.size());
-    for (std::size_t k = 0; k < slices; ++k) {
-      std::vector<const Series*> job;
-      for (std::size_t i = k; i < list.size(); i += slices) job.push_back(list[i]);
-      jobs.push_back(std::move(job));
+  std::vector<stats::WeightedSample> samples;  // [2 s + w]
+  for (const Series& s : all) {
+    samples.push_back({s.x, s.w_reviews});
+    samples.push_back({s.x, s.w_users});
+  }
+  const std::vector<stats::BcaInterval> ci = bca_intervals(samples, bootstrap, threads);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Series& s = all[i];
+    for (int w = 0; w < 2; ++w) {
+      Cell& c = out[s.model].cells[w][s.metric];
+      c.users = s.x.size();
+      c.mean = stats::weighted_mean(s.x, w == by_reviews ? s.w_reviews : s.w_users);
+      c.half_width = ci[2 * i + static_cast<std::size_t>(w)].half_width();
     }
   }
-  std::atomic<std::size_t> next{0};
-  std::mutex mutex;
-  std::exception_ptr error;
-  auto worker = [&]() {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      try {
-        std::vector<stats::WeightedSample> samples;
-        for (const Series* s : jobs[j]) {
-          samples.push_back({s->x, s->w_reviews});
-          samples.push_back({s->x, s->w_users});
-        }
-        const auto ci = stats::bca_weighted_mean(samples, bootstrap);
-        std::lock_guard<std::mutex> lock(mutex);
-        for (std::size_t k = 0; k < jobs[j].size(); ++k) {
-          const Series& s = *jobs[j][k];
-          for (int w = 0; w < 2; ++w) {
-            Cell& c = out[s.model].cells[w][s.metric];
-            c.users = s.x.size();
-            c.mean = stats::weighted_mean(s.x, w == by_reviews ? s.w_reviews : s.w_users);
-            c.half_width = ci[2 * k + static_cast<std::size_t>(w)].half_width();
-          }
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  const std::size_t n_threads = std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size()));
-  for (std::size_t t = 0; t < n_threads; ++t) pool.emplace_back(worker);
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
   return out;
 }
 

@@ -2,17 +2,20 @@
 /// @file srs/report/text.hpp
 /// How the report writes its numbers and words, in Markdown and HTML alike:
 /// thousands separators, a table cell (stats::sigdig's "mean±CI"), the
-/// Parameters column (eval::result_parameter_count), the paired tests'
+/// Parameters column (eval::result_parameter_count for the result name, else
+/// the count the result lines' "parameters" fields give), the paired tests'
 /// numbers and verdicts.
 #pragma once
 
 #include <cmath>        // std::isnan, std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdio>       // std::snprintf
+#include <optional>     // std::optional
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
 
 #include <srs/eval/registry.hpp>       // srs::eval::result_parameter_count
+#include <srs/report/results.hpp>      // ModelResults, lines_parameter_count
 #include <srs/report/summary.hpp>      // Cell
 #include <srs/stats/format.hpp>        // srs::stats::fixed, sigdig
 #include <srs/stats/significance.hpp>  // srs::stats::Effect
@@ -41,6 +44,21 @@ inline std::string cell_text(const Cell& c) {
 /// The Parameters column of a result name: its count, "—" for an unknown model.
 inline std::string param_text(std::string_view result_name) {
   const auto n = eval::result_parameter_count(result_name);
+  return n ? std::to_string(*n) : "\u2014";
+}
+
+/// The parameter count of a result: the registry's for its name
+/// (eval::result_parameter_count), else the count its lines' "parameters"
+/// fields agree on (lines_parameter_count), else nothing. A model added to
+/// the registry later takes its count from there.
+inline std::optional<std::size_t> parameter_count(const ModelResults& m) {
+  if (const auto n = eval::result_parameter_count(m.name)) return n;
+  return lines_parameter_count(m);
+}
+
+/// The Parameters column of a result: parameter_count, "—" without one.
+inline std::string param_text(const ModelResults& m) {
+  const auto n = parameter_count(m);
   return n ? std::to_string(*n) : "\u2014";
 }
 
