@@ -3,7 +3,7 @@
 /// Float32 functions computed the way the reference's libraries compute them on
 /// x86-64, where that differs from a correctly rounded result. They reproduce
 /// the reference's float32 arithmetic bit for bit. LogisticRegression uses them
-/// (docs/models.md, "LogisticRegression"):
+/// (docs/models.md §15):
 ///
 ///   numpy_logf(x)        NumPy 1.24's float32 `np.log` with AVX2/AVX-512: a
 ///                        rational (Padé) approximation, up to ~4 ulp from the

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/logistic_regression.hpp
-/// LogisticRegression (docs/models.md, "LogisticRegression"): the current
-/// reference's logistic regression on 34 hand-built features of a card's
-/// history. P(recall) = σ(x · c), where the coefficients are a fixed
+/// LogisticRegression (docs/models.md §15): the current reference's logistic
+/// regression on 34 hand-built features of a card's history. P(recall) = σ(x · c), where the coefficients are a fixed
 /// population mean plus the population spread times a per-user residual ρ,
 /// c = μ + s ⊙ ρ. Training (optim/trainers/logistic_regression.hpp) fits ρ
 /// from 0.
@@ -16,8 +15,9 @@
 ///
 /// Everything is computed in float32, as the reference computes it with NumPy
 /// and PyTorch, including their transcendental functions
-/// (srs/detail/reference_float.hpp). The reference's predictions come out bit
-/// for bit. The parameter vector (`std::array<double, 34>`) holds ρ; each value
+/// (srs/detail/reference_float.hpp): on the reference's outputs that the
+/// tests have (tests/conformance), every feature, prediction and coefficient
+/// comes out bit for bit. The parameter vector (`std::array<double, 34>`) holds ρ; each value
 /// is a float.
 #pragma once
 
@@ -119,7 +119,7 @@ struct LogisticRegression {
 
   /// The features of `rows` (indices into ds.items), in their order. Each
   /// row's features use its own interval and its card's earlier rows in
-  /// ds.items, whichever rows are asked for (docs/models.md, "LogisticRegression").
+  /// ds.items, whichever rows are asked for (docs/models.md §15).
   std::vector<Features> features(const data::Dataset& ds, std::span<const std::size_t> rows) const {
     constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
     std::vector<std::size_t> slot(ds.items.size(), none);  // item -> its first position in rows
@@ -166,7 +166,7 @@ struct LogisticRegression {
     return {{"parameters", std::move(coefs)}, {"state", std::move(state)}};
   }
 
-  /// What a row's features are made of (docs/models.md, "LogisticRegression"):
+  /// What a row's features are made of (docs/models.md §15):
   /// its card's running counts and times up to and including the row.
   struct Row {
     double interval = 0;             ///< Δ: the row's interval (days; fractional in secs mode)
@@ -242,7 +242,7 @@ struct LogisticRegression {
     float last_lapse_ = 0;
   };
 
-  /// The 34 features of a row (the table of docs/models.md, "LogisticRegression").
+  /// The 34 features of a row (the table of docs/models.md §15).
   static Features row_features(const Row& r) {
     const auto ind = [](bool b) { return b ? 1.0f : 0.0f; };
     const auto l1p = [](std::size_t n) { return srs::detail::numpy_log1pf(n); };

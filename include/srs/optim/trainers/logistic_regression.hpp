@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/optim/trainers/logistic_regression.hpp
-/// LogisticRegression's training procedure (docs/models.md,
-/// "LogisticRegression"): the reference's `optimize`, in its float32
-/// arithmetic. It is the `optim::train` overload for models::LogisticRegression,
-/// which the evaluator reaches as it reaches the shared trainer.
+/// LogisticRegression's training procedure (docs/models.md §15): the
+/// reference's `optimize`, in its float32 arithmetic. It is the `optim::train`
+/// overload for models::LogisticRegression, which the evaluator reaches as it
+/// reaches the shared trainer.
 ///
 ///  1. the features of the training rows (in time order) and their weights
 ///     0.1 + 0.9 x⁴ (the model's own rule; the `weights` argument is ignored);
