@@ -84,7 +84,9 @@ TEST_CASE("reference_float: sleef_expf equals PyTorch's float32 exp in its vecto
 
 TEST_CASE("reference_float: torch_sigmoid equals PyTorch's float32 sigmoid of vectors of 1..40 bit for bit") {
   REQUIRE(torch_sigmoid_cases.size() == 40);
-  for (const auto& [z_bits, p_bits] : torch_sigmoid_cases) {
+  for (const auto& one : torch_sigmoid_cases) {
+    const std::vector<std::uint32_t>& z_bits = one.first;
+    const std::vector<std::uint32_t>& p_bits = one.second;
     CAPTURE(z_bits.size());
     std::vector<float> z(z_bits.size()), p(z_bits.size());
     for (std::size_t k = 0; k < z.size(); ++k) z[k] = from_bits(z_bits[k]);

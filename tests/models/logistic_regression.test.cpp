@@ -87,7 +87,9 @@ std::vector<std::size_t> all_rows(const Dataset& ds) {
 void check_features(const LR::Features& x, const std::vector<std::pair<std::size_t, double>>& values,
                     double tolerance = 0) {
   std::array<bool, 34> set{};
-  for (const auto& [k, v] : values) {
+  for (const auto& kv : values) {
+    const std::size_t k = kv.first;
+    const double v = kv.second;
     CAPTURE(k);
     set[k] = true;
     if (tolerance == 0) {
