@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // srs-bench's other non-neural models: HLR, DASH, ACT-R, SM-2, Anki's SM-2,
-// Ebisu and the baselines.
+// Ebisu, the baselines and LogisticRegression.
 #include "models.hpp"
 
 #include <srs/models/act_r.hpp>   // models::ActR
@@ -9,6 +9,7 @@
 #include <srs/models/dash.hpp>    // models::Dash, models::DashMcm, models::DashActR
 #include <srs/models/ebisu.hpp>   // models::EbisuV2
 #include <srs/models/hlr.hpp>     // models::Hlr
+#include <srs/models/logistic_regression.hpp>  // models::LogisticRegression
 #include <srs/models/online.hpp>  // models::MovingAvg, models::RmseBinsExploit
 #include <srs/models/sm2.hpp>     // models::Sm2, models::Sm2Trainable
 
@@ -29,6 +30,7 @@ std::span<const ModelEntry> classic_models() {
       {"MOVING-AVG", &make_model<models::MovingAvg>},
       {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>},
       {"AVG", &make_model<models::Avg>},
+      {"LogisticRegression", &make_model<models::LogisticRegression>},
   };
   return table;
 }

@@ -27,7 +27,8 @@
 ///
 /// A **fittable model** (AVG, and later models outside the shared training
 /// loop) instead provides `fit(dataset, train_rows) -> Params` and
-/// `predict(params, dataset, item) -> double`.
+/// `predict(params, dataset, item) -> double`; a **feature model**
+/// (LogisticRegression) `predict_rows(params, dataset, rows)`.
 #pragma once
 
 #include <array>        // std::array
@@ -137,6 +138,22 @@ concept FittableModel = requires(const M& m, const data::Dataset& d, std::span<c
   { m.predict(p, d, item) } -> std::convertible_to<double>;
 };
 
+/// A model over features of the dataset's rows (LogisticRegression): its
+/// prediction for a row depends on more than the card's (interval, rating)
+/// history (on day intervals, on the card's earlier rows), so it predicts sets
+/// of rows of a dataset at once, `predict_rows(w, dataset, rows)`. The
+/// evaluator runs it as a memory model otherwise (partitions, fallbacks, the
+/// last fold's parameters) and trains it with its optim::train overload
+/// (srs/optim/trainers/).
+template <class M>
+concept FeatureModel = requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
+                                const std::array<double, M::num_params>& w) {
+  { M::num_params } -> std::convertible_to<std::size_t>;
+  { M::name } -> std::convertible_to<std::string_view>;
+  { m.default_params() } -> std::same_as<std::array<double, M::num_params>>;
+  { m.predict_rows(w, d, rows) } -> std::same_as<std::vector<double>>;
+};
+
 /// A model that learns online, row by row in time order (MOVING-AVG,
 /// RMSE-BINS-EXPLOIT): `run_online(dataset, first_test)` returns its predictions
 /// for the rows from `first_test` (the first test row of the split) to the end.
@@ -148,7 +165,7 @@ concept OnlineModel = requires(const M& m, const data::Dataset& d, std::size_t f
 
 /// Anything the evaluator can run.
 template <class M>
-concept Model = MemoryModel<M> || FittableModel<M> || OnlineModel<M>;
+concept Model = MemoryModel<M> || FeatureModel<M> || FittableModel<M> || OnlineModel<M>;
 
 /// One fold: indices (into Dataset::items) to train on and to test on.
 struct Fold {

@@ -32,10 +32,12 @@
 #include <srs/models/fsrs.hpp>
 #include <srs/models/fsrs_rs.hpp>
 #include <srs/models/hlr.hpp>
+#include <srs/models/logistic_regression.hpp>
 #include <srs/models/online.hpp>
 #include <srs/models/sm2.hpp>
 
 #include <srs/optim/adam.hpp>
+#include <srs/optim/adamw.hpp>
 #include <srs/optim/recency.hpp>
 #include <srs/optim/replay.hpp>
 #include <srs/optim/schedule.hpp>

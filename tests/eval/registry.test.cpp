@@ -93,6 +93,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "MOVING-AVG",
                                           "RMSE-BINS-EXPLOIT",
                                           "AVG",
+                                          "LogisticRegression",
                                           "GRU",
                                           "GRU-P",
                                           "LSTM",
@@ -131,6 +132,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"MOVING-AVG", 0, 0, 0, 0, false, K::classic},
       {"RMSE-BINS-EXPLOIT", 0, 0, 0, 0, false, K::classic},
       {"AVG", 0, 0, 0, 0, false, K::classic},
+      {"LogisticRegression", 34, 0, 0, 0, true, K::classic},
       {"GRU", 39, 0, 0, 0, true, K::neural},
       {"GRU-P", 297, 0, 0, 0, true, K::neural},
       {"LSTM", 8869, 0, 40, 0, true, K::neural},
@@ -176,8 +178,8 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 20 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
-  CHECK(names == 20 * 432 + 6 * 144);
+  // 21 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 21 * 432 + 6 * 144);
   // Spot checks.
   CHECK(count_of("FSRS-6-short") == 21u);
   CHECK(count_of("FSRS-6-short-fast") == 21u);
@@ -198,6 +200,7 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
   CHECK(count_of("LSTM-binary-short") == 8829u);
   CHECK(count_of("NN-17-binary") == 35u);
   CHECK(count_of("DASH[MCM]-short-deck") == 9u);
+  CHECK(count_of("LogisticRegression-short-secs-recency-equalize_test_with_non_secs") == 34u);
 }
 
 TEST_CASE("registry: the reference benchmark's own result names") {

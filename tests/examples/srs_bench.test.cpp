@@ -27,6 +27,10 @@
 //     message naming where they were looked for; --equalize_test_with_non_secs
 //     without --secs, a bad --partitions value and --partitions with --demo are
 //     usage errors;
+//   * --model LogisticRegression --short --secs --recency --equalize_test_with_non_secs
+//     writes LogisticRegression-short-secs-recency-equalize_test_with_non_secs.jsonl,
+//     each line exactly the library's, with a flat "parameters" list of 34
+//     coefficients and the 34-value "state" in place of the partition dict;
 //   * malformed users (a renamed column, an empty file, a truncated last line,
 //     unsorted rows) fail alone, each named with its file, line and column, and
 //     are listed again after the table (exit 1); a BOM and CRLF file is read
@@ -68,6 +72,7 @@
 #include <srs/eval/report.hpp>      // srs::eval::result_line, raw_line
 #include <srs/models/avg.hpp>       // srs::models::Avg
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
+#include <srs/models/logistic_regression.hpp>
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace {
@@ -545,6 +550,42 @@ TEST_CASE("srs_bench: --secs and --equalize_test_with_non_secs name and fill the
     CHECK(json::parse(eq_lines[k]).at("size").as_int() == static_cast<std::int64_t>(5 * (n / 6)));
     CHECK(json::parse(secs_lines[k]).at("size").as_int() > json::parse(eq_lines[k]).at("size").as_int());
   }
+}
+
+TEST_CASE("srs_bench: LogisticRegression writes its flat parameters and state, each line the library's") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  const std::vector<srs::data::Revlog> users = {small_user("1", 1), small_user("2", 2)};
+  write_users(data, users);
+  const fs::path out = tmp.path / "out";
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) +
+                               " --model LogisticRegression --short --secs --recency --equalize_test_with_non_secs"
+                               " --threads 2 --quiet --out " +
+                               sh_quote(out.string()));
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  const fs::path file = out / "LogisticRegression-short-secs-recency-equalize_test_with_non_secs.jsonl";
+  REQUIRE(fs::exists(file));
+  const std::vector<std::string> lines = lines_of(read_file(file));
+  REQUIRE(lines.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    CAPTURE(lines[k]);
+    srs::data::PreprocessOptions po;
+    po.short_term = true;
+    po.secs = true;
+    po.equalize_test_with_non_secs = true;
+    srs::eval::EvalOptions eo;
+    eo.recency = true;
+    const srs::eval::StandardEvaluator<srs::models::LogisticRegression> ev({}, {}, eo);
+    CHECK(lines[k] == srs::eval::result_line(ev.run(srs::data::preprocess(users[k], po))));
+    const json::Value v = json::parse(lines[k]);
+    REQUIRE(v.at("parameters").is_array());
+    REQUIRE(v.at("parameters").size() == 34);
+    REQUIRE(v.at("state").size() == 34);
+    CHECK(v.at("parameters").at(10).as_double() != 1.2775);  // trained: the intercept moved from the mean
+  }
+  const Run help = bench(tmp, "--help");
+  CHECK(contains(help.out, "LogisticRegression"));
 }
 
 TEST_CASE("srs_bench: --partitions preset|deck reads the tables beside the revlogs") {

@@ -20,6 +20,14 @@
 /// would be the same training again, so the fallback is the defaults directly,
 /// as the reference does in that mode.
 ///
+/// A model whose trainings draw in turn from one random stream per user
+/// (`M::random_stream_per_user`: LogisticRegression, whose batch order the
+/// reference draws from PyTorch's global generator) is told, at each training,
+/// the row counts of the trainings a sequential run makes before it
+/// (optim::TrainOptions::earlier_runs: every training partition of the earlier
+/// folds, then this fold's earlier partitions), so that folds in parallel
+/// threads train as a sequential run does.
+///
 ///     srs::eval::Evaluator<srs::models::Fsrs6, srs::eval::TimeSeriesSplit,
 ///                          srs::eval::LogLoss, srs::eval::Auc> ev;
 ///     srs::eval::UserResult r = ev.run(dataset);
@@ -82,6 +90,11 @@ struct UserResult {
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
   /// Last fold's parameters per partition (empty for models without a parameter vector).
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
+  /// The result line's fields that the model writes itself in place of
+  /// "parameters" (a model with a `result_fields(w)` member, for the parameters
+  /// of the last fold's last test partition: LogisticRegression's flat
+  /// "parameters" and "state"); empty otherwise.
+  std::vector<std::pair<std::string, std::vector<double>>> fields;
   std::vector<Prediction> predictions;  ///< pooled, in pooled order
   std::vector<std::size_t> rows;        ///< Dataset::items index of each pooled prediction
   /// The calibration graph's bins, when a metric draws one (CalibrationGraph);
@@ -122,8 +135,8 @@ class Evaluator {
       auto run_fold = [&](std::size_t k) {
         try {
           const Fold fold = splitter_.fold(ds, k);
-          if constexpr (MemoryModel<M>) {
-            run_memory_fold(ds, fold, k + 1 == folds, parts[k]);
+          if constexpr (MemoryModel<M> || FeatureModel<M>) {
+            run_memory_fold(ds, fold, k, k + 1 == folds, parts[k]);
           } else {
             const auto params = model_.fit(ds, std::span<const std::size_t>(fold.train));
             for (std::size_t r : fold.test) add_prediction(ds, r, model_.predict(params, ds, ds.items[r]), parts[k]);
@@ -154,6 +167,7 @@ class Evaluator {
         res.numerical_fallbacks += part.numerical_fallbacks;
         res.user_fallbacks += part.user_fallbacks;
         if (!part.parameters.empty()) res.parameters = std::move(part.parameters);
+        if (!part.fields.empty()) res.fields = std::move(part.fields);
       }
     }
     res.size = res.predictions.size();
@@ -309,12 +323,35 @@ class Evaluator {
     return out;
   }
 
-  void run_memory_fold(const data::Dataset& ds, const Fold& fold, bool last,
-                       UserResult& res) const requires MemoryModel<M> {
+  /// Whether M's trainings continue one random stream per user (M::random_stream_per_user).
+  static constexpr bool random_stream = requires { requires M::random_stream_per_user; };
+
+  /// The row counts of the trainings that a sequential run makes before fold
+  /// k's: each training partition of folds 0 .. k-1, in order.
+  std::vector<std::size_t> earlier_trainings(const data::Dataset& ds, std::size_t k) const {
+    std::vector<std::size_t> sizes;
+    for (std::size_t j = 0; j < k; ++j) {
+      const Fold f = splitter_.fold(ds, j);
+      const std::vector<std::int32_t> parts = partitions(ds, f.train);
+      for (const std::int32_t part : parts) {
+        std::size_t n = 0;
+        for (std::size_t r : f.train) n += parts.size() == 1 || ds.items[r].partition == part ? 1 : 0;
+        sizes.push_back(n);
+      }
+    }
+    return sizes;
+  }
+
+  void run_memory_fold(const data::Dataset& ds, const Fold& fold, std::size_t fold_index, bool last,
+                       UserResult& res) const requires(MemoryModel<M> || FeatureModel<M>) {
     constexpr std::size_t N = M::num_params;
     using Params = std::array<double, N>;
     Params defaults = model_.default_params();
     optim::detail::round_params(model_, std::span<double, N>(defaults));
+    // The training options; for a model with one random stream per user, with
+    // the sizes of the trainings before the next one (TrainOptions::earlier_runs).
+    optim::TrainOptions train_options = options_.train;
+    if constexpr (random_stream) train_options.earlier_runs = earlier_trainings(ds, fold_index);
 
     // One training run on `rows` (in time order); throws InadequateData.
     auto train_on = [&](const std::vector<std::size_t>& rows) -> Params {
@@ -332,9 +369,9 @@ class Evaluator {
         } else if constexpr (SelfTrained<M>) {
           return model_.train(ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                               options_.train.mode);
-        } else if constexpr (DualTrainable<M>) {
+        } else if constexpr (DualTrainable<M> || FeatureModel<M>) {
           return optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
-                              options_.train);
+                              train_options);
         } else {
           return defaults;
         }
@@ -394,15 +431,23 @@ class Evaluator {
         }
       }
       trained.emplace_back(part, w);
+      if constexpr (random_stream) train_options.earlier_runs.push_back(rows.size());
     }
 
     const std::vector<std::int32_t> test_parts = partitions(ds, fold.test);
+    [[maybe_unused]] const Params* last_used = nullptr;  // the parameters of the last test partition
     for (std::int32_t part : test_parts) {
       const Params* w = &defaults;
       for (const auto& [p, params] : trained)
         if (p == part) w = &params;
+      last_used = w;
       const std::vector<std::size_t> rows = rows_of(fold.test, part, test_parts.size());
-      const std::vector<double> ps = predict_rows(*w, ds, rows);
+      std::vector<double> ps;
+      if constexpr (FeatureModel<M>) {
+        ps = model_.predict_rows(*w, ds, std::span<const std::size_t>(rows));
+      } else {
+        ps = predict_rows(*w, ds, rows);
+      }
       for (std::size_t k = 0; k < rows.size(); ++k) {
         const data::Item& it = ds.items[rows[k]];
         if (!std::isfinite(ps[k])) {
@@ -416,6 +461,9 @@ class Evaluator {
       res.parameters.clear();
       for (const auto& [p, params] : trained)
         res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
+      if constexpr (requires(const Params& p) { model_.result_fields(p); }) {
+        if (last_used) res.fields = model_.result_fields(*last_used);
+      }
     }
   }
 

@@ -7,7 +7,9 @@
 ///    "user": 1, "size": 3055, "parameters": {"0": [0.4318, ...]}}
 ///
 /// metric values rounded to 6 decimals (AUC null when undefined), parameters
-/// to 6 decimals; `--raw` lines {"user", "p" (4 decimals), "y"}; the result
+/// to 6 decimals (a model that writes its own fields, UserResult::fields,
+/// writes them in place of "parameters": LogisticRegression's flat
+/// "parameters" and "state", 4 decimals); `--raw` lines {"user", "p" (4 decimals), "y"}; the result
 /// name is the model name plus the suffixes of the flags used.
 #pragma once
 
@@ -93,7 +95,13 @@ inline std::string result_line(const UserResult& r) {
   line["metrics"] = std::move(metrics);
   line["user"] = user_value(r.user);
   line["size"] = static_cast<std::int64_t>(r.size);
-  if (!r.parameters.empty()) {
+  if (!r.fields.empty()) {
+    // The model's own fields (LogisticRegression: "parameters" and "state", flat lists it has rounded).
+    for (const auto& [key, values] : r.fields) {
+      srs::detail::json::Array arr(values.begin(), values.end());
+      line[key] = Value(std::move(arr));
+    }
+  } else if (!r.parameters.empty()) {
     Value params = srs::detail::json::Object{};
     for (const auto& [part, w] : r.parameters) {
       srs::detail::json::Array arr;

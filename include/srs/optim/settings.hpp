@@ -7,6 +7,7 @@
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::uint32_t
 #include <functional>  // std::function
+#include <vector>      // std::vector
 
 namespace srs::optim {
 
@@ -64,6 +65,14 @@ struct TrainOptions {
   /// operations in the same order, so the same parameters to the last bit;
   /// false: every row replays its own history (for comparison).
   bool share_histories = true;
+  /// The row counts of the trainings that a sequential evaluation of the same
+  /// user runs before this one (fold after fold, each fold's training
+  /// partitions in order), for a model whose trainings draw in turn from one
+  /// random stream per user (`M::random_stream_per_user`: LogisticRegression's
+  /// batch order). The trainer skips their draws, so a fold trained in another
+  /// thread gets the draws it gets in a sequential run. Set by the evaluator;
+  /// empty: the stream starts at its seed.
+  std::vector<std::size_t> earlier_runs{};
   /// Called after every optimizer step with (steps done, total steps = batches
   /// × epochs); it may throw to stop training (srs::sched::fit throws
   /// srs::sched::Cancelled through it). Empty: not called.

@@ -3,7 +3,8 @@
 /// The shared trainer of the reference benchmark (docs/protocol.md §7.1), for
 /// memory models whose gradient comes from dual numbers. (models::FsrsRs trains
 /// by fsrs-rs's rules instead: its own optim::train overload, from
-/// optim/trainers/fsrs_rs.hpp, which this header includes.)
+/// optim/trainers/fsrs_rs.hpp, which this header includes; so does
+/// models::LogisticRegression, from optim/trainers/logistic_regression.hpp.)
 ///
 ///  1. start from the model's default parameters;
 ///  2. `initialize` hook on the whole training partition (FSRS: the S0 fit);
@@ -64,6 +65,7 @@
 #include <srs/optim/schedule.hpp>                 // optim::CosineAnnealing
 #include <srs/optim/settings.hpp>                 // optim::TrainingSettings, TrainOptions, Batching
 #include <srs/optim/trainers/fsrs_rs.hpp>         // optim::train(const models::FsrsRs&, ...)
+#include <srs/optim/trainers/logistic_regression.hpp>  // optim::train(const models::LogisticRegression&, ...)
 
 namespace srs::optim {
 
