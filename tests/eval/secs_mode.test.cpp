@@ -8,16 +8,18 @@
 //     and without the |s - s0|/16 term, centred on the secs defaults;
 //   * a secs-mode evaluation of FSRS-6 on a simulated user;
 //   * an equalize evaluation: the pooled rows are exactly the non-secs run's
-//     evaluated rows, predicted from secs histories, with the secs lapse count;
+//     evaluated rows, predicted from secs histories, with the non-secs (day-based)
+//     lapse count;
 //     the last fold trains on every secs row before the fold's first test row.
 // (These model checks sit here, beside the pipeline modes they serve, rather than
 // in tests/models/.)
-#include <array>    // std::array
-#include <cmath>    // std::abs, std::round
-#include <cstddef>  // std::size_t
-#include <cstdint>  // std::int32_t, std::int64_t
-#include <span>     // std::span
-#include <vector>   // std::vector
+#include <algorithm>  // std::lower_bound
+#include <array>      // std::array
+#include <cmath>      // std::abs, std::round
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int32_t, std::int64_t
+#include <span>       // std::span
+#include <vector>     // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
@@ -206,8 +208,9 @@ TEST_CASE("equalize: test rows are the non-secs run's, predicted from secs histo
   po.equalize_test_with_non_secs = true;
   const srs::data::Revlog log = sim_log(22);
   const Dataset eq = srs::data::preprocess(log, po);
-  po.secs = false;
   po.equalize_test_with_non_secs = false;
+  const Dataset secs = srs::data::preprocess(log, po);
+  po.secs = false;
   const Dataset day = srs::data::preprocess(log, po);
   const std::size_t m = day.size();
   REQUIRE(eq.non_secs_review_th.size() == m);
@@ -228,9 +231,15 @@ TEST_CASE("equalize: test rows are the non-secs run's, predicted from secs histo
     CHECK(it.review_th == day.items[m - 5 * q + j].review_th);
     CHECK(it.i == day.items[m - 5 * q + j].i);
     CHECK(it.elapsed_days == day.items[m - 5 * q + j].elapsed_days);
-    // The RMSE(bins) lapse key is the secs count (docs/protocol.md §10.2, decided here).
+    // The RMSE(bins) lapse key is the non-secs run's, counted on day intervals
+    // (docs/protocol.md §10.2), not the plain secs run's.
     CHECK(res.predictions[j].lapses == it.lapses);
-    lapses_differ += it.lapses != day.items[m - 5 * q + j].lapses;
+    CHECK(it.lapses == day.items[m - 5 * q + j].lapses);
+    const auto plain = std::lower_bound(secs.items.begin(), secs.items.end(), it.review_th,
+                                        [](const Item& a, std::int64_t th) { return a.review_th < th; });
+    REQUIRE(plain != secs.items.end());
+    REQUIRE(plain->review_th == it.review_th);
+    lapses_differ += plain->lapses != it.lapses;
   }
   CHECK(lapses_differ > 0);  // the simulated learning steps have same-day Agains
   // The last fold trains on every secs row before its first test row.
