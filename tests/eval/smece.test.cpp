@@ -4,19 +4,22 @@
 // algorithm with np.convolve) at fixed bandwidths and with the bandwidth
 // search, on written-out samples and on two large LCG samples; hand-checkable
 // properties (a constant residual, the search's bandwidths); the streaming
-// metric (merge, empty). The reference's own predictions are checked in
+// metric (merge, empty); the convolution's vector code against plain sums.
+// The reference's own predictions are checked in
 // tests/eval/reference7_metrics.test.cpp.
 #include <algorithm>    // std::max
 #include <cmath>        // std::abs, std::floor, std::ldexp
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CAPTURE
 
 #include <srs/concepts.hpp>          // srs::Prediction, srs::Metric
-#include <srs/eval/calibration.hpp>  // srs::eval::smooth_ece, smooth_ece_at, SmoothEce
+#include <srs/detail/cpu.hpp>        // srs::detail::cpu_has_avx2
+#include <srs/eval/calibration.hpp>  // srs::eval::smooth_ece, smooth_ece_at, SmoothEce, detail::smece_convolve
 
 namespace smece_test {
 
@@ -146,4 +149,38 @@ TEST_CASE("SmoothEce: the streaming metric, merge, empty") {
   CHECK(*a.value() == *all.value());
   CHECK(near(*all.value(), g.value));
   CHECK(all.result()->bandwidth == g.bandwidth);
+}
+
+TEST_CASE("smECE: the convolution's baseline and AVX2 code equal the plain sums bit for bit") {
+  // out[i] = sum_j ext[i + j] kr[j] in j order, over kernel windows with and without a remainder of 4.
+  std::uint64_t x = 3;
+  auto draw = [&x] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return std::ldexp(static_cast<double>(x >> 11), -53) - 0.3;
+  };
+  const std::size_t e = 37;
+  std::vector<double> er(3 * e), ed(3 * e), kr(e);
+  for (double& v : er) v = draw();
+  for (double& v : ed) v = draw();
+  for (double& v : kr) v = draw();
+  for (const auto& [jlo, jhi] : {std::pair<std::size_t, std::size_t>{0, 36}, {3, 29}, {5, 5}, {10, 12}}) {
+    CAPTURE(jlo);
+    CAPTURE(jhi);
+    std::vector<double> want_r(e, 0.0), want_d(e, 0.0);
+    for (std::size_t i = 0; i < e; ++i)
+      for (std::size_t j = jlo; j <= jhi; ++j) {
+        want_r[i] += er[i + j] * kr[j];
+        want_d[i] += ed[i + j] * kr[j];
+      }
+    std::vector<double> gr(e, 0.0), gd(e, 0.0);
+    srs::eval::detail::smece_convolve_baseline(er.data(), ed.data(), kr.data(), jlo, jhi, e, gr.data(), gd.data());
+    CHECK(gr == want_r);
+    CHECK(gd == want_d);
+    if (srs::detail::cpu_has_avx2()) {
+      std::vector<double> ar(e, 0.0), ad(e, 0.0);
+      srs::eval::detail::smece_convolve(er.data(), ed.data(), kr.data(), jlo, jhi, e, ar.data(), ad.data());
+      CHECK(ar == want_r);
+      CHECK(ad == want_d);
+    }
+  }
 }
