@@ -163,7 +163,8 @@ TEST_CASE("smECE: the convolution's baseline and AVX2 code equal the plain sums 
   for (double& v : er) v = draw();
   for (double& v : ed) v = draw();
   for (double& v : kr) v = draw();
-  for (const auto& [jlo, jhi] : {std::pair<std::size_t, std::size_t>{0, 36}, {3, 29}, {5, 5}, {10, 12}}) {
+  for (const auto& window : {std::pair<std::size_t, std::size_t>{0, 36}, {3, 29}, {5, 5}, {10, 12}}) {
+    const std::size_t jlo = window.first, jhi = window.second;
     CAPTURE(jlo);
     CAPTURE(jhi);
     std::vector<double> want_r(e, 0.0), want_d(e, 0.0);
