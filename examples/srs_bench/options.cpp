@@ -105,8 +105,9 @@ Distributed runs (users are taken largest first, by file size):
 
 Each user's result is appended to DIR/<name>.jsonl as soon as it is finished
 (name = model + suffixes, e.g. FSRS-6-short), one JSON line with the fields
-user, size, metrics {RMSE, LogLoss, RMSE(bins), AUC, ICI, MBE, MAE(calibration)},
-parameters (the last fold's) and calibration (the 40-bin calibration graph);
+user, size, metrics {RMSE, LogLoss, RMSE(bins), smECE, AUC, precision@90, recall@90,
+ICI, MBE, MAE(calibration)}, parameters (the last fold's) and calibration (the
+40-bin calibration graph);
 the files are sorted by user at the end; srs-report summarizes them. The last line of
 the output counts the users and gives the process's peak memory (resident set). Users with fewer than 6
 evaluation rows are skipped, as in the reference. A user whose data is broken is

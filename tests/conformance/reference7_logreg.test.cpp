@@ -12,9 +12,9 @@
 //    for bit, and the last fold's coefficients equal `parameters_full` bit for
 //    bit (and, rounded, `parameters`);
 // 3. srs-bench end to end: size, the flat "parameters", and LogLoss, AUC, RMSE,
-//    MBE and ICI within 1e-6 of results.json. RMSE(bins) is not compared: it
-//    depends on the lapse count of equalize mode, which reference7 counts on
-//    day intervals (its README) and srs's preprocessing, for now, does not.
+//    MBE, ICI, RMSE(bins) (lapses counted on day intervals in equalize mode,
+//    docs/protocol.md §10.2), precision@90 and recall@90 within 1e-6 of
+//    results.json.
 #ifdef SRS_HAVE_REFERENCE7
 
 #include <doctest/doctest.h>
@@ -228,7 +228,7 @@ TEST_CASE("reference7 LogisticRegression: srs-bench end to end equals results.js
     const json::Value& o = lines.at(s.user);
     const json::Value& r = results().at(s.name);
     CHECK(o.at("size").as_int() == r.at("size").as_int());
-    for (const char* m : {"LogLoss", "AUC", "RMSE", "MBE", "ICI"}) {
+    for (const char* m : {"LogLoss", "AUC", "RMSE", "MBE", "ICI", "RMSE(bins)", "precision@90", "recall@90"}) {
       CAPTURE(m);
       CHECK(std::fabs(o.at("metrics").at(m).as_double() - r.at(m).as_double()) <= 1e-6);
     }

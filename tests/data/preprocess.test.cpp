@@ -6,7 +6,8 @@
 // selection and the minimum-size rule; secs mode (§2.7-2.14 secs branches:
 // fractional intervals, same-day rows, day-based i, every earlier Again a
 // lapse, the --short row filter on seconds, no outlier filter) and the
-// equalize mode (§2.17: both datasets, the checks, non_secs_review_th), on the
+// equalize mode (§2.17: both datasets, the checks, non_secs_review_th, the
+// day-based lapse count of §10.2), on the
 // worked example and small hand-made logs with hand-computed expectations.
 #include <doctest/doctest.h>
 
@@ -588,20 +589,22 @@ TEST_CASE("preprocess equalize: the secs rows plus the review_th of the non-secs
     const Dataset secs = srs::data::preprocess(b.build(), o);
     o.secs = false;
     const Dataset day = srs::data::preprocess(b.build(), o);
-    // The items, histories and lapses are the secs dataset's ...
+    // The items and histories are the secs dataset's (the lapses are day-based, below) ...
     REQUIRE(eq.items.size() == secs.items.size());
     CHECK(eq.steps.size() == secs.steps.size());
     for (std::size_t k = 0; k < eq.items.size(); ++k) {
       CAPTURE(k);
       CHECK(eq.items[k].review_th == secs.items[k].review_th);
       CHECK(eq.items[k].delta_t == secs.items[k].delta_t);
-      CHECK(eq.items[k].lapses == secs.items[k].lapses);
       CHECK(history(eq, eq.items[k]) == history(secs, secs.items[k]));
     }
-    // ... and non_secs_review_th lists the non-secs rows.
+    // ... and non_secs_review_th lists the non-secs rows, whose lapses are the non-secs run's.
     std::vector<std::int64_t> expected;
     for (const Item& it : day.items) expected.push_back(it.review_th);
     CHECK(eq.non_secs_review_th == expected);
+    for (const Item& a : day.items)
+      for (const Item& b : eq.items)
+        if (b.review_th == a.review_th) CHECK(b.lapses == a.lapses);
     CHECK(secs.non_secs_review_th.empty());
     CHECK(day.non_secs_review_th.empty());
   }
@@ -617,19 +620,50 @@ TEST_CASE("preprocess equalize: the secs rows plus the review_th of the non-secs
   CHECK(eq.items.size() == 12);
 }
 
-TEST_CASE("preprocess equalize: rows keep the secs lapse count (every earlier Again)") {
-  // Decision on docs/protocol.md §10.2: an equalize row's rmse_bins_lapse is the secs
-  // count. Card 0 of the worked example: R4 has 1 lapse (R1's Again) where the
-  // non-secs run has 0.
+TEST_CASE("preprocess equalize: lapses are counted on day intervals, as in the non-secs run") {
+  // docs/protocol.md §10.2: an equalize run's rmse_bins_lapse counts the earlier
+  // Agains whose day interval is > 0. Card 0 of the worked example: R4 and R5 have
+  // 0 lapses (R1's Again is the first review), R7 has 1 (R5); a plain secs run
+  // counts R1's Again too (1, 1, 2).
+  for (bool short_term : {true, false}) {
+    CAPTURE(short_term);
+    PreprocessOptions o = no_filter(short_term);
+    o.secs = true;
+    o.equalize_test_with_non_secs = true;
+    const Dataset eq = srs::data::preprocess(worked_example(), o);
+    REQUIRE(eq.non_secs_review_th == std::vector<std::int64_t>{4, 5, 7});
+    o.equalize_test_with_non_secs = false;
+    const Dataset secs = srs::data::preprocess(worked_example(), o);
+    const std::int32_t expected[] = {0, 0, 1};  // R4, R5, R7
+    const std::int32_t plain_secs[] = {1, 1, 2};
+    std::size_t seen = 0;
+    for (std::size_t k = 0; k < eq.items.size(); ++k) {
+      const Item& it = eq.items[k];
+      for (std::size_t j = 0; j < 3; ++j) {
+        if (it.review_th != eq.non_secs_review_th[j]) continue;
+        CHECK(it.lapses == expected[j]);
+        CHECK(secs.items[k].review_th == it.review_th);
+        CHECK(secs.items[k].lapses == plain_secs[j]);
+        ++seen;
+      }
+    }
+    CHECK(seen == 3);
+  }
+  // Same-day Agains on later days do not count either: Again, then Again and Good
+  // two days later (the second Again at 0 days), then Good: R4 has 1 lapse (R2).
   PreprocessOptions o = no_filter(true);
   o.secs = true;
   o.equalize_test_with_non_secs = true;
-  const Dataset eq = srs::data::preprocess(worked_example(), o);
-  REQUIRE(eq.non_secs_review_th == std::vector<std::int64_t>{4, 5, 7});
+  const Dataset eq = srs::data::preprocess(LogBuilder().card(0, {{0, 3}, {2, 1}, {2, 1}, {5, 3}, {9, 3}}).build(), o);
   for (const Item& it : eq.items) {
     if (it.review_th == 4) CHECK(it.lapses == 1);
     if (it.review_th == 5) CHECK(it.lapses == 1);
-    if (it.review_th == 7) CHECK(it.lapses == 2);
+  }
+  o.equalize_test_with_non_secs = false;
+  const Dataset secs = srs::data::preprocess(LogBuilder().card(0, {{0, 3}, {2, 1}, {2, 1}, {5, 3}, {9, 3}}).build(), o);
+  for (const Item& it : secs.items) {
+    if (it.review_th == 4) CHECK(it.lapses == 2);
+    if (it.review_th == 5) CHECK(it.lapses == 2);
   }
 }
 

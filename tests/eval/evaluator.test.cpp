@@ -665,29 +665,28 @@ TEST_CASE("evaluator: --recency takes a model's own recency_weights(n) when it h
 
 void check_metrics_match(const UserResult& res) {
   using namespace srs::eval;
-  REQUIRE(res.metrics.size() == 7);
-  CHECK(res.metrics[0].first == "LogLoss");
-  CHECK(res.metrics[1].first == "RMSE(bins)");
-  CHECK(res.metrics[2].first == "AUC");
-  CHECK(res.metrics[3].first == "RMSE");
-  CHECK(res.metrics[4].first == "MBE");
-  CHECK(res.metrics[5].first == "ICI");
-  CHECK(res.metrics[6].first == "MAE(calibration)");
+  REQUIRE(res.metrics.size() == 10);
+  const char* names[] = {"LogLoss",   "RMSE(bins)", "smECE", "AUC", "precision@90",
+                         "recall@90", "RMSE",       "MBE",   "ICI", "MAE(calibration)"};
+  for (std::size_t k = 0; k < 10; ++k) CHECK(res.metrics[k].first == names[k]);
   CHECK(res.metrics[0].second == compute<LogLoss>(res.predictions));
   CHECK(res.metrics[1].second == compute<RmseBins>(res.predictions));
-  CHECK(res.metrics[2].second == compute<Auc>(res.predictions));
-  CHECK(res.metrics[3].second == compute<Rmse>(res.predictions));
-  CHECK(res.metrics[4].second == compute<Mbe>(res.predictions));
-  CHECK(res.metrics[5].second == compute<Ici>(res.predictions));
-  CHECK(res.metrics[6].second == compute<CalibrationGraph<>>(res.predictions));
+  CHECK(res.metrics[2].second == compute<SmoothEce>(res.predictions));
+  CHECK(res.metrics[3].second == compute<Auc>(res.predictions));
+  CHECK(res.metrics[4].second == compute<PrecisionAt90>(res.predictions));
+  CHECK(res.metrics[5].second == compute<RecallAt90>(res.predictions));
+  CHECK(res.metrics[6].second == compute<Rmse>(res.predictions));
+  CHECK(res.metrics[7].second == compute<Mbe>(res.predictions));
+  CHECK(res.metrics[8].second == compute<Ici>(res.predictions));
+  CHECK(res.metrics[9].second == compute<CalibrationGraph<>>(res.predictions));
   CHECK(res.metric("LogLoss") == res.metrics[0].second);
-  CHECK(res.metric("AUC") == res.metrics[2].second);
+  CHECK(res.metric("AUC") == res.metrics[3].second);
   CHECK(res.metric("no such metric") == std::nullopt);
   // The calibration graph's bins ride along for the result line's "calibration" field.
   REQUIRE(res.calibration.has_value());
   CHECK(res.calibration->bins.size() == CalibrationGraph<>::num_bins);
   CHECK(res.calibration->count() == res.size);
-  CHECK(res.calibration->mae() == res.metrics[6].second);
+  CHECK(res.calibration->mae() == res.metrics[9].second);
   CHECK(srs::eval::result_line(res).find(", \"calibration\": {\"bins\": 40, \"n\": [") != std::string::npos);
 }
 

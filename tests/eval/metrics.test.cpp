@@ -28,6 +28,7 @@ struct MetricsGolden {
   std::size_t n;
   double log_loss, auc, rmse, mbe, rmse_bins;
   std::size_t num_bins;
+  double precision90, recall90;
 };
 
 #include "eval/metrics_golden.ipp"
@@ -54,7 +55,7 @@ constexpr double eps = std::numeric_limits<double>::epsilon();  // 2.22044604925
 }  // namespace
 
 static_assert(srs::Metric<ev::LogLoss> && srs::Metric<ev::Auc> && srs::Metric<ev::Rmse> && srs::Metric<ev::Mbe> &&
-              srs::Metric<ev::RmseBins>);
+              srs::Metric<ev::RmseBins> && srs::Metric<ev::PrecisionAt90> && srs::Metric<ev::RecallAt90>);
 
 TEST_CASE("metrics: names as in the reference's result JSON") {
   CHECK(ev::LogLoss::name == "LogLoss");
@@ -62,7 +63,10 @@ TEST_CASE("metrics: names as in the reference's result JSON") {
   CHECK(ev::Rmse::name == "RMSE");
   CHECK(ev::Mbe::name == "MBE");
   CHECK(ev::RmseBins::name == "RMSE(bins)");
+  CHECK(ev::PrecisionAt90::name == "precision@90");
+  CHECK(ev::RecallAt90::name == "recall@90");
   CHECK(ev::LogLoss::eps == 2.220446049250313e-16);
+  CHECK(ev::PrecisionAt90::threshold == 0.9);
 }
 
 TEST_CASE("metrics: every value is empty before any prediction") {
@@ -71,6 +75,8 @@ TEST_CASE("metrics: every value is empty before any prediction") {
   CHECK_FALSE(ev::Rmse{}.value());
   CHECK_FALSE(ev::Mbe{}.value());
   CHECK_FALSE(ev::RmseBins{}.value());
+  CHECK_FALSE(ev::PrecisionAt90{}.value());
+  CHECK_FALSE(ev::RecallAt90{}.value());
 }
 
 TEST_CASE("LogLoss: hand-computed") {
@@ -152,6 +158,42 @@ TEST_CASE("Rmse and Mbe: hand-computed") {
   CHECK(value_of<ev::Mbe>(rows({{1.0, 1}, {0.0, 0}})) == 0.0);
 }
 
+TEST_CASE("precision@90 and recall@90: hand-computed, p >= 0.9 inclusive") {
+  // p >= 0.9 predicts recall: TP = 2 (0.9, 0.97), FP = 1 (0.95), FN = 2 (0.5, 0.89999).
+  const auto data = rows({{0.9, 1}, {0.97, 1}, {0.95, 0}, {0.5, 1}, {0.89999, 1}, {0.2, 0}});
+  CHECK(value_of<ev::PrecisionAt90>(data) == 2.0 / 3.0);
+  CHECK(value_of<ev::RecallAt90>(data) == 2.0 / 4.0);
+  ev::PrecisionAt90 m;
+  for (const Prediction& r : data) m.add(r);
+  CHECK(m.true_positives() == 2);
+  CHECK(m.false_positives() == 1);
+  CHECK(m.false_negatives() == 2);
+  CHECK(m.count() == 6);
+}
+
+TEST_CASE("precision@90 and recall@90: 0 when a denominator is empty (zero_division = 0)") {
+  // Nothing predicted at 0.9 or above: precision 0; the recalls are all missed: recall 0.
+  const auto low = rows({{0.5, 1}, {0.8, 0}, {0.3, 1}});
+  CHECK(value_of<ev::PrecisionAt90>(low) == 0.0);
+  CHECK(value_of<ev::RecallAt90>(low) == 0.0);
+  // Nothing recalled: recall 0; precision 0 (every positive prediction is false).
+  const auto forgotten = rows({{0.95, 0}, {0.4, 0}});
+  CHECK(value_of<ev::PrecisionAt90>(forgotten) == 0.0);
+  CHECK(value_of<ev::RecallAt90>(forgotten) == 0.0);
+  // All right: both 1.
+  const auto right = rows({{0.99, 1}, {0.92, 1}, {0.1, 0}});
+  CHECK(value_of<ev::PrecisionAt90>(right) == 1.0);
+  CHECK(value_of<ev::RecallAt90>(right) == 1.0);
+}
+
+TEST_CASE("precision@90: a float32 prediction printed as 0.9 is below the threshold") {
+  // float32(0.9) = 0.89999997615814208984375, as the reference's float32 outputs widened to double.
+  const double p32 = static_cast<double>(0.9f);
+  CHECK(p32 < 0.9);
+  const auto data = rows({{p32, 1}, {0.9, 1}});
+  CHECK(value_of<ev::RecallAt90>(data) == 0.5);
+}
+
 TEST_CASE("RMSE(bins): hand-computed multi-bin example") {
   // elapsed  i  lapses   p    y   key (b_t, b_i, b_l)
   //    2     2    0     0.9   1   (2.48, 4, 0)
@@ -230,7 +272,7 @@ TEST_CASE("metrics: golden values from NumPy / pandas / scikit-learn on a seeded
   auto check_golden = [](const std::vector<Prediction>& data, const MetricsGolden& g) {
     CAPTURE(g.n);
     REQUIRE(g.n <= data.size());
-    ev::MetricSet<ev::LogLoss, ev::Auc, ev::Rmse, ev::Mbe, ev::RmseBins> m;
+    ev::MetricSet<ev::LogLoss, ev::Auc, ev::Rmse, ev::Mbe, ev::RmseBins, ev::PrecisionAt90, ev::RecallAt90> m;
     for (std::size_t k = 0; k < g.n; ++k) m.add(data[k]);
     const auto v = m.values();
     CHECK(v[0].first == "LogLoss");
@@ -244,6 +286,11 @@ TEST_CASE("metrics: golden values from NumPy / pandas / scikit-learn on a seeded
     CHECK(v[4].first == "RMSE(bins)");
     CHECK(close(*v[4].second, g.rmse_bins));
     CHECK(m.get<ev::RmseBins>().num_bins() == g.num_bins);
+    // Ratios of exact counts: the same double as scikit-learn's.
+    CHECK(v[5].first == "precision@90");
+    CHECK(*v[5].second == g.precision90);
+    CHECK(v[6].first == "recall@90");
+    CHECK(*v[6].second == g.recall90);
   };
   REQUIRE(metrics_golden_rows.size() == 200);
   for (const MetricsGolden& g : metrics_golden) check_golden(metrics_golden_rows, g);
@@ -251,7 +298,7 @@ TEST_CASE("metrics: golden values from NumPy / pandas / scikit-learn on a seeded
 }
 
 TEST_CASE("metrics: merge of two halves equals one pass") {
-  using Set = ev::MetricSet<ev::LogLoss, ev::Auc, ev::Rmse, ev::Mbe, ev::RmseBins>;
+  using Set = ev::MetricSet<ev::LogLoss, ev::Auc, ev::Rmse, ev::Mbe, ev::RmseBins, ev::PrecisionAt90, ev::RecallAt90>;
   Set all, a, b;
   const auto& data = metrics_golden_dense_rows;
   for (std::size_t k = 0; k < data.size(); ++k) {

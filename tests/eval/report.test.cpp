@@ -161,10 +161,13 @@ TEST_CASE("report: result_line: the exact JSON line of a hand-made result") {
   UserResult r;
   r.user = "42";
   r.size = 1234;
-  // In the evaluator's order (LogLoss, RMSE(bins), AUC, RMSE, MBE, ICI); the line
-  // uses the reference's key order RMSE, LogLoss, RMSE(bins), ICI, AUC, MBE.
-  r.metrics = {{"LogLoss", 0.12345678}, {"RMSE(bins)", 5e-7},   {"AUC", std::nullopt},
-               {"RMSE", 0.3},           {"MBE", -0.0123456789}, {"ICI", 0.1234565}};
+  // In the evaluator's order (LogLoss, RMSE(bins), smECE, AUC, precision@90,
+  // recall@90, RMSE, MBE, ICI, MAE(calibration)); the line uses the newest
+  // reference's key order RMSE, LogLoss, RMSE(bins), smECE, AUC, precision@90,
+  // recall@90, ICI, MBE, then srs's MAE(calibration).
+  r.metrics = {{"LogLoss", 0.12345678}, {"RMSE(bins)", 5e-7},      {"smECE", 0.0528532}, {"AUC", std::nullopt},
+               {"precision@90", 0.875}, {"recall@90", 0.0},        {"RMSE", 0.3},        {"MBE", -0.0123456789},
+               {"ICI", 0.1234565},      {"MAE(calibration)", 0.02}};
   r.parameters = {{0, {0.2120, 2.0, 1.2345675, 1e-7, 123.4567891}}, {3, {1.5}}};
   r.predictions = {{0.5, 1, 1, 2, 0}};  // not part of the line
   // Python: json.dumps({"metrics": {k: round(v, 6) ...}, "user": 42, "size": 1234,
@@ -172,8 +175,9 @@ TEST_CASE("report: result_line: the exact JSON line of a hand-made result") {
   // Note round(5e-7, 6) == 0.0 and round(0.1234565, 6) == 0.123456 (the exact
   // binary values lie below the halfway point), round(1.2345675, 6) == 1.234568.
   CHECK(srs::eval::result_line(r) ==
-        R"j({"metrics": {"RMSE": 0.3, "LogLoss": 0.123457, "RMSE(bins)": 0.0, "ICI": 0.123456, "AUC": null, )j"
-        R"j("MBE": -0.012346}, "user": 42, "size": 1234, )j"
+        R"j({"metrics": {"RMSE": 0.3, "LogLoss": 0.123457, "RMSE(bins)": 0.0, "smECE": 0.052853, "AUC": null, )j"
+        R"j("precision@90": 0.875, "recall@90": 0.0, "ICI": 0.123456, "MBE": -0.012346, "MAE(calibration)": 0.02}, )j"
+        R"j("user": 42, "size": 1234, )j"
         R"j("parameters": {"0": [0.212, 2.0, 1.234568, 0.0, 123.456789], "3": [1.5]}})j");
 }
 

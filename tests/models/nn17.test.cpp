@@ -72,7 +72,7 @@ TEST_CASE("NN-17: parameter blocks, counts, initial tables and the clamp box") {
   secs.secs = true;
   secs.clamp(std::span<double, 39>(x));
   CHECK(x[0] == 0.01);  // already inside the wider box
-  CHECK(secs.s_min() == 1e-6);
+  CHECK(secs.s_min() == 1e-4);
 }
 
 TEST_CASE("NN-17: first review sets S0[g-1], D0[g-1], p = RW(D, S, 0.9^(Δ/S)), clamped to [1e-4, 0.9999]") {

@@ -22,11 +22,13 @@ How each value is computed:
   a NumPy float (round half to even at d decimals), grouped with a pandas
   groupby as in the reference's rmse_matrix, then the count-weighted RMS of
   (mean y - mean p) over the bins.
+- precision@90, recall@90: sklearn.metrics.precision_score / recall_score of
+  y against the classifier p >= 0.9, zero_division = 0.
 """
 import numpy as np
 import pandas as pd
 import sklearn
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import precision_score, recall_score, roc_auc_score
 
 import contextlib  # noqa: E402
 import io  # noqa: E402
@@ -85,6 +87,8 @@ def metrics(df):
         "mbe": float(np.mean(p - y)),
         "rmse_bins": rb,
         "num_bins": nbins,
+        "precision90": float(precision_score(y, (p >= 0.9).astype(int), zero_division=0)),
+        "recall90": float(recall_score(y, (p >= 0.9).astype(int), zero_division=0)),
     }
 
 
@@ -145,8 +149,9 @@ print("// Metric values over the first n rows.")
 print("inline const std::vector<MetricsGolden> metrics_golden = {")
 for n in (10, 50, 120, N):
     m = metrics(df.iloc[:n])
-    print("    {%d, %s, %s, %s, %s, %s, %d}," % (n, r(m["log_loss"]), r(m["auc"]), r(m["rmse"]), r(m["mbe"]),
-                                               r(m["rmse_bins"]), m["num_bins"]))
+    print("    {%d, %s, %s, %s, %s, %s, %d, %s, %s}," % (n, r(m["log_loss"]), r(m["auc"]), r(m["rmse"]), r(m["mbe"]),
+                                                       r(m["rmse_bins"]), m["num_bins"], r(m["precision90"]),
+                                                       r(m["recall90"])))
 print("};")
 print("// A sample with many rows per bin, {p, y, elapsed_days, i, lapses}.")
 print("inline const std::vector<srs::Prediction> metrics_golden_dense_rows = {")
@@ -154,8 +159,9 @@ for row in dense.itertuples(index=False):
     print("    {%s, %d, %d, %d, %d}," % (r(row.p), row.y, row.elapsed_days, row.i, row.lapses))
 print("};")
 m = metrics(dense)
-print("inline const MetricsGolden metrics_golden_dense = {%d, %s, %s, %s, %s, %s, %d};"
-      % (M, r(m["log_loss"]), r(m["auc"]), r(m["rmse"]), r(m["mbe"]), r(m["rmse_bins"]), m["num_bins"]))
+print("inline const MetricsGolden metrics_golden_dense = {%d, %s, %s, %s, %s, %s, %d, %s, %s};"
+      % (M, r(m["log_loss"]), r(m["auc"]), r(m["rmse"]), r(m["mbe"]), r(m["rmse_bins"]), m["num_bins"],
+         r(m["precision90"]), r(m["recall90"])))
 hb, hn = rmse_bins(hand)
 print("// RMSE(bins) of the hand-worked example (pandas groupby): %d bins." % hn)
 print("inline constexpr double metrics_golden_hand_rmse_bins = %s;" % r(hb))

@@ -14,7 +14,8 @@
 ///   2.9  histories = the card's earlier kept reviews (delta_t, rating): whole
 ///        days, or fractional days in secs mode
 ///   2.10 y = [rating > 1]; first_rating; rmse_bins_lapse = earlier reviews with
-///        rating 1 and delta_t > 0 (secs mode: every earlier rating 1, see below)
+///        rating 1 and a day interval > 0 (plain secs mode: every earlier
+///        rating 1, see below)
 ///   2.11 with --short: rows with delta_t == 0 stay in histories but are not
 ///        rows (the card's first review stays a row)
 ///   2.12 i = 1 + (card's reviews so far, inclusive, with elapsed_days > 0),
@@ -26,15 +27,18 @@
 ///        sorted by review_th                           2.15  at least 6 rows
 ///   2.17 equalize (--secs --equalize_test_with_non_secs): both datasets are
 ///        built, checked against each other, and the secs one is returned with
-///        the review_th of the non-secs rows in Dataset::non_secs_review_th
+///        the review_th of the non-secs rows in Dataset::non_secs_review_th and
+///        the day-based lapse count (the non-secs one)
 ///
 /// Secs mode (`PreprocessOptions::secs`) differs only where the reference's
 /// float intervals make it differ: histories and `Item::delta_t` are
 /// elapsed_seconds / 86400; same-day reviews with a non-zero number of seconds
-/// become rows; there is no outlier filter; and every earlier Again counts as a
-/// lapse, because the reference tests `str(delta_t) != "0"`, and a float delta_t
-/// prints as "0.0". `Item::elapsed_days` and `Item::i` stay day values (the
-/// RMSE(bins) keys use days in every mode). Partitions (§2.16) are joined
+/// become rows; there is no outlier filter; and, outside equalize mode, every
+/// earlier Again counts as a lapse, because the reference tests the history's
+/// interval string against "0", and a float interval prints as "0.0". An
+/// equalize run's histories carry day intervals, so its lapses are the
+/// non-secs count (docs/protocol.md §10.2). `Item::elapsed_days` and `Item::i`
+/// stay day values (the RMSE(bins) keys use days in every mode). Partitions (§2.16) are joined
 /// afterwards by data::assign_partitions (srs/data/tables.hpp).
 #pragma once
 
@@ -164,11 +168,18 @@ inline void sort_by_review_th(std::vector<Item>& items, std::size_t n) {
   items = std::move(sorted);
 }
 
+/// Which earlier Agains rmse_bins_lapse counts (docs/protocol.md §2.10).
+enum class LapseRule {
+  day_interval,  ///< those with a day interval > 0 (non-secs and equalize runs)
+  every_again,   ///< all of them (plain secs runs)
+};
+
 /// The pipeline of docs/protocol.md §2 in one mode (non-secs or secs, without the
 /// equalize step). If `step_days` is given, it receives each step's interval in
 /// whole days, max(0, elapsed_days), parallel to Dataset::steps (the day-based
 /// t_history that the equalize checks compare).
-inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, std::vector<std::int32_t>* step_days) {
+inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, std::vector<std::int32_t>* step_days,
+                             LapseRule lapse_rule) {
   const std::size_t n = log.rows.size();
   const std::size_t cap = 2 * opt.max_seq_len;
 
@@ -224,9 +235,10 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
       }
       ds.steps.push_back({delta_t, rating});
       if (step_days) step_days->push_back(days);
-      // 2.10: non-secs: an Again after a day or more; secs: every Again (the
-      // reference's str(delta_t) != "0" is always true for a float).
-      if (rating == 1 && (opt.secs || delta_t > 0)) ++lapses;
+      // 2.10: an Again after a day or more; plain secs mode: every Again (the
+      // reference's test of the interval string against "0" is always true
+      // for a float).
+      if (rating == 1 && (lapse_rule == LapseRule::every_again || days > 0)) ++lapses;
       ++position;
     }
     b = e;
@@ -308,14 +320,16 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
 /// The equalize step of docs/protocol.md §2.17: build the non-secs and the secs
 /// dataset (same other options), check that every non-secs row is a secs row
 /// with the same i and the same day-based history (intervals and ratings), and
-/// return the secs dataset with Dataset::non_secs_review_th set.
+/// return the secs dataset with Dataset::non_secs_review_th set. Its lapses are
+/// counted on the day intervals, as the reference's equalize histories are
+/// (§10.2): each non-secs row has the same count in both datasets.
 inline Dataset build_equalized(const Revlog& log, PreprocessOptions opt) {
   opt.equalize_test_with_non_secs = false;
   opt.secs = false;
-  const Dataset days = build_dataset(log, opt, nullptr);
+  const Dataset days = build_dataset(log, opt, nullptr, LapseRule::day_interval);
   opt.secs = true;
   std::vector<std::int32_t> secs_step_days;
-  Dataset secs = build_dataset(log, opt, &secs_step_days);
+  Dataset secs = build_dataset(log, opt, &secs_step_days, LapseRule::day_interval);
 
   auto fail = [&](const Item& row, const std::string& what) {
     throw Error("user " + log.user + ": equalize (docs/protocol.md §2.17): the non-secs row with review_th " +
@@ -358,7 +372,8 @@ inline Dataset preprocess(const Revlog& log, const PreprocessOptions& opt = {}) 
     if (!opt.secs) throw UsageError("--equalize_test_with_non_secs needs --secs");
     return detail::build_equalized(log, opt);
   }
-  return detail::build_dataset(log, opt, nullptr);
+  return detail::build_dataset(log, opt, nullptr,
+                               opt.secs ? detail::LapseRule::every_again : detail::LapseRule::day_interval);
 }
 
 }  // namespace srs::data

@@ -53,8 +53,8 @@
 #include <srs/core/error.hpp>        // srs::InadequateData
 #include <srs/core/parallel.hpp>     // core::parallel_for
 #include <srs/data/dataset.hpp>      // data::Dataset
-#include <srs/eval/calibration.hpp>  // Ici, CalibrationGraph, CalibrationData
-#include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <srs/eval/calibration.hpp>  // Ici, SmoothEce, CalibrationGraph, CalibrationData
+#include <srs/eval/metrics.hpp>      // LogLoss, RmseBins, Auc, Rmse, Mbe, PrecisionAt90, RecallAt90
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/recency.hpp>     // optim::recency_weights
 #include <srs/optim/replay.hpp>      // optim::Predictor
@@ -474,9 +474,10 @@ class Evaluator {
 
 /// The evaluator srs-bench uses: the reference's split (sklearn's
 /// TimeSeriesSplit(5), EqualizeSplit for datasets built for equalize mode), the
-/// metrics of the reference's result files (LogLoss, RMSE(bins), AUC, RMSE, MBE,
-/// ICI) and the calibration graph.
+/// metrics of the reference's result files (LogLoss, RMSE(bins), smECE, AUC,
+/// precision@90, recall@90, RMSE, MBE, ICI) and the calibration graph.
 template <Model M, Splitter S = ReferenceSplit>
-using StandardEvaluator = Evaluator<M, S, LogLoss, RmseBins, Auc, Rmse, Mbe, Ici, CalibrationGraph<>>;
+using StandardEvaluator =
+    Evaluator<M, S, LogLoss, RmseBins, SmoothEce, Auc, PrecisionAt90, RecallAt90, Rmse, Mbe, Ici, CalibrationGraph<>>;
 
 }  // namespace srs::eval

@@ -19,6 +19,9 @@
 ///                 b_i = rnd_0( 1.99 * 1.89^floor( ln(i) / ln 1.89 ) )
 ///                 b_l = 0 if L = 0, else rnd_0( 1.65 * 1.73^floor( ln(L) / ln 1.73 ) )
 ///               rnd_d(x) = rint(x 10^d) / 10^d (NumPy's round, half to even)
+///   precision@90  TP / (TP + FP), 0 when TP + FP = 0      the classifier "p >= 0.9" (compared
+///   recall@90     TP / (TP + FN), 0 when TP + FN = 0      in double) against y = 1 as the positive
+///               class: scikit-learn's precision_score / recall_score with zero_division = 0
 ///
 /// The keys (data::bin_key, srs/data/bins.hpp) are computed with the formulas,
 /// in the reference's order of operations, never from a table; the table of
@@ -32,6 +35,10 @@
 /// NumPy's own rounding in a near-cancelling MBE sum), far below the 1e-6 of the
 /// reference's rounding to 6 decimals; this holds for any realistic n (counts
 /// are 64-bit; AUC's 2U needs n0 n1 < 2^63).
+///
+/// precision@90 and recall@90 count exactly. A prediction computed in float32
+/// that prints as 0.9 is float32(0.9) = 0.89999998 < 0.9, so it is not a
+/// positive, as in the reference, whose p are float32 widened to double.
 ///
 /// Preconditions: p is not NaN; y is 0 or 1 (any non-zero y counts as 1).
 #pragma once
@@ -311,11 +318,78 @@ struct RmseBins {
   } memo_;
 };
 
+namespace detail {
+/// The confusion counts of the classifier "p >= threshold" against y = 1, the
+/// shared body of PrecisionAt90 and RecallAt90 (Derived::finish(counts) gives
+/// the value).
+template <class Derived>
+class ThresholdCounts {
+ public:
+  /// A prediction p >= threshold is a predicted recall.
+  static constexpr double threshold = 0.9;
+
+  void add(const Prediction& r) { add(r.p, r.y); }
+  /// Adds one (probability, label) pair.
+  void add(double p, int y) {
+    const bool predicted = p >= threshold;
+    if (y != 0) {
+      (predicted ? true_positives_ : false_negatives_) += 1;
+    } else if (predicted) {
+      ++false_positives_;
+    }
+    ++n_;
+  }
+  void merge(const Derived& o) {
+    true_positives_ += o.true_positives_;
+    false_positives_ += o.false_positives_;
+    false_negatives_ += o.false_negatives_;
+    n_ += o.n_;
+  }
+  std::size_t count() const noexcept { return n_; }
+  std::size_t true_positives() const noexcept { return true_positives_; }
+  std::size_t false_positives() const noexcept { return false_positives_; }
+  std::size_t false_negatives() const noexcept { return false_negatives_; }
+  /// The metric; empty if nothing was added.
+  std::optional<double> value() const {
+    if (n_ == 0) return std::nullopt;
+    return static_cast<const Derived&>(*this).finish();
+  }
+
+ protected:
+  /// a / (a + b), or 0 when a + b = 0 (scikit-learn's zero_division = 0).
+  static double ratio(std::size_t a, std::size_t b) {
+    return a + b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(a + b);
+  }
+
+ private:
+  std::size_t true_positives_ = 0;   // p >= 0.9, y = 1
+  std::size_t false_positives_ = 0;  // p >= 0.9, y = 0
+  std::size_t false_negatives_ = 0;  // p < 0.9, y = 1
+  std::size_t n_ = 0;
+};
+}  // namespace detail
+
+/// precision@90: of the predictions p >= 0.9, the share recalled (y = 1);
+/// 0 when no prediction reaches 0.9.
+struct PrecisionAt90 : detail::ThresholdCounts<PrecisionAt90> {
+  static constexpr std::string_view name = "precision@90";
+  double finish() const { return ratio(true_positives(), false_positives()); }
+};
+
+/// recall@90: of the recalled reviews (y = 1), the share predicted p >= 0.9;
+/// 0 when nothing was recalled.
+struct RecallAt90 : detail::ThresholdCounts<RecallAt90> {
+  static constexpr std::string_view name = "recall@90";
+  double finish() const { return ratio(true_positives(), false_negatives()); }
+};
+
 static_assert(Metric<LogLoss>);
 static_assert(Metric<Auc>);
 static_assert(Metric<Rmse>);
 static_assert(Metric<Mbe>);
 static_assert(Metric<RmseBins>);
+static_assert(Metric<PrecisionAt90>);
+static_assert(Metric<RecallAt90>);
 
 // ---------------------------------------------------------------------------
 // Several metrics at once

@@ -3,7 +3,8 @@
 /// Result files and summary tables in the reference benchmark's formats
 /// (docs/protocol.md §8): one JSON object per user and model,
 ///
-///   {"metrics": {"RMSE": 0.1775, "LogLoss": 0.1416, "RMSE(bins)": 0.0233, "AUC": 0.6258, "MBE": -0.0062},
+///   {"metrics": {"RMSE": 0.1775, "LogLoss": 0.1416, "RMSE(bins)": 0.0233, "smECE": 0.0093, "AUC": 0.6258,
+///                "precision@90": 0.9702, "recall@90": 0.9702, "ICI": 0.0105, "MBE": -0.0062},
 ///    "user": 1, "size": 3055, "parameters": {"0": [0.4318, ...]}}
 ///
 /// metric values rounded to 6 decimals (AUC null when undefined), parameters
@@ -78,8 +79,9 @@ inline srs::detail::json::Value user_value(const std::string& user) {
 inline std::string result_line(const UserResult& r) {
   using srs::detail::json::Value;
   Value metrics = srs::detail::json::Object{};
-  // The reference's key order: RMSE, LogLoss, RMSE(bins), ICI, AUC, MBE, then the others.
-  static constexpr std::string_view order[] = {"RMSE", "LogLoss", "RMSE(bins)", "ICI", "AUC", "MBE"};
+  // The newest reference's key order, then the others (srs's MAE(calibration)).
+  static constexpr std::string_view order[] = {"RMSE",         "LogLoss",   "RMSE(bins)", "smECE", "AUC",
+                                               "precision@90", "recall@90", "ICI",        "MBE"};
   auto put = [&](std::string_view name, const std::optional<double>& v) {
     metrics[name] = v ? Value(srs::detail::round_decimal(*v, 6)) : Value(nullptr);
   };

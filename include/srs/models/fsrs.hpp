@@ -39,8 +39,8 @@
 ///
 /// Secs mode (`model.secs = true`, for datasets preprocessed with
 /// PreprocessOptions::secs, whose intervals are fractional days; docs/protocol.md
-/// §7.2, §7.3, docs/models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-6
-/// instead of s_min (also the lower bound of the S0 fit and of the w0..w3 boxes),
+/// §7.2, §7.3, docs/models.md §2, §3.5, §3.6): stability floor `secs_s_min` = 1e-4
+/// (the newest reference's config, for every model) instead of s_min (also the lower bound of the S0 fit and of the w0..w3 boxes),
 /// weights rounded to 6 decimals, the S0 fit without Laplace smoothing of the
 /// recall and without the |s - s0|/16 term, and FSRS-4.5's secs defaults.
 #pragma once
@@ -367,7 +367,7 @@ struct FsrsBase {
   /// Secs mode (--secs): the model sees fractional-day intervals; see the file
   /// comment. s_min then gives way to secs_s_min.
   bool secs = false;
-  double secs_s_min = 1e-6;  ///< the stability floor in secs mode (docs/protocol.md §7.2)
+  double secs_s_min = 1e-4;  ///< the stability floor in secs mode (docs/protocol.md §7.2, §10.4)
 
   /// The stability floor in use: s_min, or secs_s_min in secs mode.
   double min_stability() const noexcept { return secs ? secs_s_min : s_min; }

@@ -25,7 +25,7 @@
 ///                      S'   = clamp(g > 1 ? S_r · best : pls, s_min, s_max)
 ///     prediction       p = RW(D, S, 0.9^(Δ/S))
 ///
-/// s_min = 0.01 (1e-6 with --secs), s_max = 36500. Parameters in state_dict
+/// s_min = 0.01 (1e-4 with --secs, the newest reference's config), s_max = 36500. Parameters in state_dict
 /// order: S0 (4; init 1, 2.5, 4.5, 10), D0 (4; init 1, 0.72, 0.07, 0.05),
 /// sinc_w (3; init 1.26, 0, 0.67), then rw, next_d, pls, sinc, best_sinc, each
 /// `.0.weight (1 × in), .0.bias (1), .2.weight (1 × 1), .2.bias (1)`
@@ -114,12 +114,12 @@ struct Nn17 : NeuralBase<Nn17, 39> {
     std::size_t rows = 0;
   };
 
-  bool secs = false;        ///< --secs: s_min = 1e-6 instead of 0.01
+  bool secs = false;        ///< --secs: s_min = 1e-4 instead of 0.01
   double s_max = 36500.0;   ///< stability ceiling
   double init_s_max = 100;  ///< upper clamp of S0
   NeuralTraining fine_tune{.lr = 0.04, .weight_decay = 0.0, .adamw = false, .n_epoch = 5};
 
-  double s_min() const noexcept { return secs ? 1e-6 : 0.01; }
+  double s_min() const noexcept { return secs ? 1e-4 : 0.01; }
 
   static constexpr std::array<ParamBlock, 23> layout() {
     return {{{"S0", 4, 0},
