@@ -84,8 +84,8 @@ TEST_CASE("Fsrs7: the reference's predictions and states at the default paramete
     // PyTorch's powers may round differently).
     const auto sf = srs::optim::replay(m, std::span<const float, 34>(wf), std::span<const Step>(row.history));
     CHECK(std::abs(static_cast<double>(m.recall(std::span<const float, 34>(wf), sf, row.delta_t)) - row.p) <= 1.2e-7);
-    CHECK(static_cast<double>(sf.s) == doctest::Approx(row.s).epsilon(1e-6));
-    CHECK(static_cast<double>(sf.d) == doctest::Approx(row.d).epsilon(1e-6));
+    CHECK(static_cast<double>(sf.s) == doctest::Approx(row.s).epsilon(2e-6));
+    CHECK(static_cast<double>(sf.d) == doctest::Approx(row.d).epsilon(2e-6));
     // In double, within float32's rounding of the reference.
     const State sd = srs::optim::replay(m, span(w), std::span<const Step>(row.history));
     CHECK(std::abs(m.recall(span(w), sd, row.delta_t) - row.p) < 4e-7);

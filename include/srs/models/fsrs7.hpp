@@ -151,12 +151,13 @@ struct Fsrs7 {
   template <class T>
   struct Derived {
     std::span<const T, 34> w;
-    T ln_w25;       ///< ln w25 (the short curve's factor is taken in log space)
-    T decay2;       ///< -clamp(w24, 0.01, 0.95)
-    T factor2;      ///< f2 = w26^(1/decay2) - 1
-    T d_scale;      ///< w32 - 0.3
-    T d_weight;     ///< w31 - 0.5
-    T d0_easy;      ///< D0(4), the mean-reversion target (unclamped)
+    T ln_w25;         ///< ln w25 (the short curve's factor is taken in log space)
+    T decay2;         ///< -clamp(w24, 0.01, 0.95)
+    T factor2;        ///< f2 = w26^(1/decay2) - 1
+    T d_scale;        ///< w32 - 0.3
+    T d_weight;       ///< w31 - 0.5
+    T weight_ratio;   ///< w28 / w27
+    T d0_easy;        ///< D0(4), the mean-reversion target (unclamped)
     T success_long;   ///< e^(w7 - 1.5)
     T success_short;  ///< e^(w15 - 1.5)
   };
@@ -175,6 +176,7 @@ struct Fsrs7 {
             T(pow(w[26], T(V(1) / decay2)) - V(1)),
             T(w[32] - V(0.3)),
             T(w[31] - V(0.5)),
+            T(w[28] / w[27]),
             init_difficulty(w, 4),
             T(exp(w[7] - V(1.5))),
             T(exp(w[15] - V(1.5)))};
@@ -188,60 +190,96 @@ struct Fsrs7 {
     return w[4] - exp(w[5] * V(g - 1)) + V(1);
   }
 
-  /// The short-term component r1(t, Ŝ) of the curve (also the recall the
-  /// short-term stability update reads). `Time` is double, or the scalar type
-  /// when the interval itself carries a gradient (the penalty's simulated card).
-  template <class T, class Time>
-  static T short_recall(const Derived<T>& dv, const Time& t, const T& s_short) {
+  /// What the curve needs of a state, whatever the interval: each x^y as
+  /// e^(y ln x), ln S and ln Ŝ once, and the mixture's weights as their ratio
+  /// κ = ω2/ω1 = (w28/w27) e^(w30 ln S + w29 ln Ŝ + (D - 5)(w31 - 0.5)),
+  /// ρ = (r1 + κ r2)/(1 + κ).
+  template <class T>
+  struct CurveTerms {
+    T ln_s;       ///< ln S
+    T ln_s_short; ///< ln Ŝ
+    T decay1;     ///< -δ1 = -clamp(w23 Ŝ^(w33 - 0.3), 0.01, 0.95)
+    T factor1;    ///< f1 = exp(min(ln w25 / decay1, 60)) - 1
+    T factor2;    ///< f2 τ, τ = exp((D - 5)(w32 - 0.3))
+    T kappa;      ///< κ = ω2 / ω1
+  };
+
+  template <class T>
+  static CurveTerms<T> curve_terms(const Derived<T>& dv, const T& s, const T& s_short, const T& d) {
     using core::clamp;
     using std::exp;
-    using std::pow;
+    using std::log;
     using V = core::value_t<T>;
     const std::span<const T, 34> w = dv.w;
-    const T decay1 = -clamp(T(w[23] * pow(s_short, T(w[33] - V(0.3)))), V(0.01), V(0.95));
-    const T factor1 = exp(clamp(T(dv.ln_w25 * (V(1) / decay1)), -std::numeric_limits<V>::infinity(), V(60))) - V(1);
-    return pow(T(nonnegative<T>(t) / s_short * factor1 + V(1)), decay1);
+    const T ln_s = log(s), ln_ss = log(s_short);
+    const T decay1 = -clamp(T(w[23] * exp((w[33] - V(0.3)) * ln_ss)), V(0.01), V(0.95));
+    const T factor1 = exp(clamp(T(dv.ln_w25 / decay1), -std::numeric_limits<V>::infinity(), V(60))) - V(1);
+    const T d5 = d - V(5);
+    return {ln_s,
+            ln_ss,
+            decay1,
+            factor1,
+            T(dv.factor2 * exp(d5 * dv.d_scale)),
+            T(dv.weight_ratio * exp(w[30] * ln_s + w[29] * ln_ss + d5 * dv.d_weight))};
   }
 
-  /// ρ: the curve's mixture of the short and the long component before the
-  /// final rescale (the scheduling penalties solve on it).
+  /// The curve's two components at interval t: the short r1 = (t/Ŝ f1 + 1)^decay1
+  /// and the long r2 = (t/S f2 τ + 1)^decay2. `Time` is double, or the scalar
+  /// type when the interval itself carries a gradient (the penalty's simulated card).
+  template <class T, class Time>
+  static std::pair<T, T> components(const Derived<T>& dv, const CurveTerms<T>& c, const Time& t, const T& s,
+                                    const T& s_short) {
+    using std::exp;
+    using std::log1p;
+    const auto u = nonnegative<T>(t);
+    return {exp(c.decay1 * log1p(T(u / s_short * c.factor1))), exp(dv.decay2 * log1p(T(u / s * c.factor2)))};
+  }
+
+  /// ρ = (r1 + κ r2) / (1 + κ): the mixture before the final rescale.
+  template <class T>
+  static T mix(const CurveTerms<T>& c, const T& r1, const T& r2) {
+    using V = core::value_t<T>;
+    return (r1 + c.kappa * r2) / (V(1) + c.kappa);
+  }
+
+  /// R = ρ (1 - 2e-5) + 1e-5, in [1e-5, 1 - 1e-5].
+  template <class T>
+  static T rescale(const T& rho) {
+    using V = core::value_t<T>;
+    return rho * V(1 - 2e-5) + V(1e-5);
+  }
+
+  /// ρ(t) of a state (the scheduling penalties solve on it).
   template <class T, class Time>
   static T mixture(const Derived<T>& dv, const Time& t, const T& s, const T& s_short, const T& d) {
-    using std::exp;
-    using std::pow;
-    using V = core::value_t<T>;
-    const std::span<const T, 34> w = dv.w;
-    const T r1 = short_recall(dv, t, s_short);
-    const T timescale = exp((d - V(5)) * dv.d_scale);
-    const T r2 = pow(T(nonnegative<T>(t) / s * dv.factor2 * timescale + V(1)), dv.decay2);
-    const T weight1 = w[27] * pow(s_short, T(-w[29]));
-    const T weight2 = w[28] * pow(s, w[30]) * exp((d - V(5)) * dv.d_weight);
-    return (weight1 * r1 + weight2 * r2) / (weight1 + weight2);
+    const CurveTerms<T> c = curve_terms(dv, s, s_short, d);
+    const auto [r1, r2] = components(dv, c, t, s, s_short);
+    return mix(c, r1, r2);
   }
 
-  /// R(t) = ρ (1 - 2e-5) + 1e-5, in [1e-5, 1 - 1e-5].
+  /// R(t) of a state.
   template <class T, class Time>
   static T curve(const Derived<T>& dv, const Time& t, const T& s, const T& s_short, const T& d) {
-    using V = core::value_t<T>;
-    return mixture(dv, t, s, s_short, d) * V(1 - 2e-5) + V(1e-5);
+    return rescale(mixture(dv, t, s, s_short, d));
   }
 
   /// A stability after a review, from the parameter block starting at `b`
   /// (long_block or short_block); `r` the recall that block reads (the curve
-  /// for S, the short component for Ŝ); `success_factor` = e^(w[b] - 1.5).
+  /// for S, the short component for Ŝ); `success_factor` = e^(w[b] - 1.5),
+  /// `ln_s` = ln s.
   template <class T>
-  static T next_stability(const Derived<T>& dv, std::size_t b, const T& success_factor, const T& s, const T& d,
-                          const T& r, int g) {
+  static T next_stability(const Derived<T>& dv, std::size_t b, const T& success_factor, const T& s, const T& ln_s,
+                          const T& d, const T& r, int g) {
     using core::max;
     using core::min;
     using std::exp;
-    using std::pow;
+    using std::log1p;
     using V = core::value_t<T>;
     const std::span<const T, 34> w = dv.w;
-    const T failure = w[b + 3] * (pow(T(s + V(1)), w[b + 4]) - V(1)) * exp((V(1) - r) * w[b + 5]);
+    const T failure = w[b + 3] * (exp(w[b + 4] * log1p(s)) - V(1)) * exp((V(1) - r) * w[b + 5]);
     const T post_lapse = min(s, failure);
     if (g <= 1) return post_lapse;
-    T factor = success_factor * (V(11) - d) * pow(s, T(-w[b + 1])) * (exp((V(1) - r) * w[b + 2]) - V(1));
+    T factor = success_factor * (V(11) - d) * exp(-w[b + 1] * ln_s) * (exp((V(1) - r) * w[b + 2]) - V(1));
     if (g == 2) factor = factor * w[b + 6];
     if (g == 4) factor = factor * w[b + 7];
     return max(post_lapse, T(s * (factor + V(1))));
@@ -269,16 +307,20 @@ struct Fsrs7 {
   }
 
   /// The state after a later review at interval `t` (double, or T for the
-  /// penalty's simulated card) with rating g. (The reference clamps the
-  /// incoming state first; it is already clamped, so that changes nothing.)
+  /// penalty's simulated card) with rating g: the curve's short component r1
+  /// at t is also the recall the short-term update reads. (The reference
+  /// clamps the incoming state first; it is already clamped, so that changes
+  /// nothing.)
   template <class T, class Time>
   State<T> advance(const Derived<T>& dv, const State<T>& st, const Time& t, int g) const {
     using core::clamp;
     using core::min;
     using V = core::value_t<T>;
-    const T r = curve(dv, t, st.s, st.s_short, st.d);
-    const T s = next_stability(dv, long_block, dv.success_long, st.s, st.d, r, g);
-    T s_short = next_stability(dv, short_block, dv.success_short, st.s_short, st.d, short_recall(dv, t, st.s_short), g);
+    const CurveTerms<T> c = curve_terms(dv, st.s, st.s_short, st.d);
+    const auto [r1, r2] = components(dv, c, t, st.s, st.s_short);
+    const T r = rescale(mix(c, r1, r2));
+    const T s = next_stability(dv, long_block, dv.success_long, st.s, c.ln_s, st.d, r, g);
+    T s_short = next_stability(dv, short_block, dv.success_short, st.s_short, c.ln_s_short, st.d, r1, g);
     if (g == 1) s_short = min(s_short, T(V(0.8) * s));
     const V lo = V(min_stability()), hi = V(s_max);
     return {clamp(s, lo, hi), clamp(s_short, lo, hi), next_difficulty(dv, st.d, r, g)};
@@ -319,8 +361,9 @@ struct Fsrs7 {
     using D1 = core::Dual<double, 1>;
     std::array<D1, 34> w;
     for (std::size_t k = 0; k < 34; ++k) w[k] = D1(dv.w[k]);
-    const Derived<D1> d1{std::span<const D1, 34>(w), D1(dv.ln_w25),  D1(dv.decay2),       D1(dv.factor2), D1(dv.d_scale),
-                         D1(dv.d_weight),            D1(dv.d0_easy), D1(dv.success_long), D1(dv.success_short)};
+    const Derived<D1> d1{std::span<const D1, 34>(w), D1(dv.ln_w25),       D1(dv.decay2),  D1(dv.factor2),
+                         D1(dv.d_scale),             D1(dv.d_weight),     D1(dv.weight_ratio), D1(dv.d0_easy),
+                         D1(dv.success_long),        D1(dv.success_short)};
     const D1 r = mixture(d1, D1::variable(t, 0), D1(st.s), D1(st.s_short), D1(st.d));
     return {r.val, r.grad[0]};
   }

@@ -61,6 +61,7 @@
 #include <srs/optim/adam.hpp>                     // optim::Adam
 #include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<models::Fsrs6>
+#include <srs/optim/kernels/fsrs7.hpp>            // GradientKernel<models::Fsrs7>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 #include <srs/optim/randperm.hpp>                 // optim::torch_randperm
 #include <srs/optim/replay.hpp>                   // optim::bce, optim::bce_derivative
