@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/models/fsrs7.hpp
-/// FSRS-7 (docs/models.md §3.9): the dual-stability FSRS of the current
+/// FSRS-7 (docs/models.md §3.10): the dual-stability FSRS of the current
 /// benchmark, 34 parameters. A card's memory state holds a long-term stability
 /// S, a short-term stability Ŝ and a difficulty D; recall is a weighted mix of
 /// a short-term and a long-term power curve; intervals are fractional days.
