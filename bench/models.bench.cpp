@@ -31,6 +31,7 @@
 #include <srs/models/dash.hpp>      // srs::models::Dash, DashMcm, DashActR
 #include <srs/models/ebisu.hpp>     // srs::models::EbisuV2
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs6
+#include <srs/models/fsrs7.hpp>     // srs::models::Fsrs7
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
 #include <srs/models/sm2.hpp>       // srs::models::Sm2, Sm2Trainable
@@ -41,6 +42,10 @@
 namespace {
 
 using srs::data::Step;
+
+/// FSRS-7 through the generic forward-mode kernel (a derived type does not get
+/// FSRS-7's reverse-mode kernel): the gradient/ row it is compared with.
+struct Fsrs7Forward : srs::models::Fsrs7 {};
 
 /// A fixed card of 40 reviews: same-day steps, lapses, growing intervals.
 const std::vector<Step>& card() {
@@ -145,6 +150,8 @@ int main(int argc, char** argv) {
   add<m::Fsrs4_5>("FSRS-4.5");
   add<m::Fsrs5>("FSRS-5");
   add<m::Fsrs6>("FSRS-6");
+  add<m::Fsrs7>("FSRS-7");
+  benchmark::RegisterBenchmark("gradient/FSRS-7 (forward mode)", bm_gradient<Fsrs7Forward>, Fsrs7Forward{});
   add<m::FsrsRs>("FSRS-rs");
   add<m::Hlr>("HLR");
   add<m::Dash>("DASH");

@@ -31,7 +31,7 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
 }
 
-/// A model of type M with the options' settings (--secs, --short, --weights).
+/// A model of type M with the options' settings (--secs, --short, --sched_penalties, --epochs, --weights).
 template <class M>
 Runner make_model(const std::string& result_name, const Options& o) {
   M model{};
@@ -39,6 +39,17 @@ Runner make_model(const std::string& result_name, const Options& o) {
   if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
   // --short: models whose defaults depend on it (DASH) are told.
   if constexpr (requires { model.short_term = true; }) model.short_term = o.flags.short_term;
+  // --sched_penalties and --epochs: models that have them (FSRS-7).
+  if constexpr (requires { model.sched_penalties = true; }) {
+    model.sched_penalties = o.flags.sched_penalties;
+  } else if (o.flags.sched_penalties) {
+    usage_error("--sched_penalties applies to FSRS-7, not " + std::string(M::name));
+  }
+  if constexpr (requires { model.n_epoch = 1; }) {
+    if (o.flags.epochs > 0) model.n_epoch = o.flags.epochs;
+  } else if (o.flags.epochs > 0) {
+    usage_error("--epochs applies to FSRS-7, not " + std::string(M::name));
+  }
   // --weights: neural models fine-tune from pretrained weights.
   if constexpr (requires { model.load_weights(o.weights); }) {
     if (!o.weights.empty()) model.load_weights(o.weights);

@@ -55,7 +55,12 @@ Protocol flags (as in the reference benchmark; they also name the result file):
                       deck of the user's cards, from the cards and decks tables (-preset, -deck)
   --default           FSRS: predict with the default parameters, no training (-default)
   --S0                FSRS: fit only the initial stabilities w0..w3 (-S0)
-  --recency           weight training rows by recency, 0.25 + 0.75 x^3 (-recency)
+  --recency           weight training rows by recency, 0.25 + 0.75 x^3; FSRS-7 and SBD:
+                      0.0667 + 0.9333 (k/n)^11.25 (-recency)
+  --sched_penalties   FSRS-7: train with the interval-growth and short-interval
+                      penalties of a simulated card (-sched_penalties)
+  --epochs N          FSRS-7: train N epochs instead of 9 (-Nepochs; the reference's
+                      "100 epochs" entry is --recency --epochs 100)
   --fast              card-window batching: batches of whole cards, one pass per
                       card for all its rows (much faster; not the reference's
                       batches, LogLoss within its tolerance; suffix -fast)
@@ -182,6 +187,10 @@ Options parse_args(int argc, char** argv) {
       o.flags.recency = true;
     } else if (a == "--two_buttons") {
       o.flags.two_buttons = true;
+    } else if (a == "--sched_penalties") {
+      o.flags.sched_penalties = true;
+    } else if (a == "--epochs") {
+      o.flags.epochs = static_cast<int>(parse_count(a, value()));
     } else if (a == "--precision") {
       const std::string& p = value();
       if (p == "float" || p == "float32") {

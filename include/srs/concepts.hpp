@@ -41,14 +41,15 @@
 #include <vector>       // std::vector
 
 #include <srs/core/dual.hpp>       // core::Dual, core::is_dual_v
+#include <srs/core/tape.hpp>       // core::Var, core::is_tape_var_v
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/optim/settings.hpp>  // optim::TrainMode
 
 namespace srs {
 
-/// double, float, or a dual number over them.
+/// double, float, a dual number over them, or a double on a reverse-mode tape.
 template <class T>
-concept Scalar = std::floating_point<T> || core::is_dual_v<T>;
+concept Scalar = std::floating_point<T> || core::is_dual_v<T> || core::is_tape_var_v<T>;
 
 /// A model updated review by review: a state after the first review, a state
 /// after each later review, and P(recall) t days after the last one.

@@ -18,8 +18,9 @@
 //   * the reference's own names: FSRS-6 21, FSRS-6-binary 17, FSRS-5-binary
 //     15, FSRS-6-dry-run 0, FSRS-5-pretrain 4, SM2 0, SM2-short 0,
 //     SM2-trainable 6, Anki 7, Anki-dry-run 0, GRU-P-short 297, FSRS-rs 21,
-//     FSRS-7 34, FSRS-5-disable_short_term 17, the neutral suffixes (-duration,
-//     -dev, ...); unknown models and repeated suffixes give nothing.
+//     FSRS-7 34 (and its -sched_penalties and -100epochs runs),
+//     FSRS-5-disable_short_term 17, the neutral suffixes (-duration, -dev, ...);
+//     unknown models and repeated suffixes give nothing.
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional
 #include <set>          // std::set
@@ -62,9 +63,9 @@ std::vector<eval::RunFlags> registry_flag_sets(bool trained) {
 }
 
 bool same_flags(const eval::RunFlags& a, const eval::RunFlags& b) {
-  return a.defaults == b.defaults && a.s0 == b.s0 && a.two_buttons == b.two_buttons && a.short_term == b.short_term &&
-         a.secs == b.secs && a.recency == b.recency && a.equalize == b.equalize && a.partitions == b.partitions &&
-         a.fast == b.fast;
+  return a.defaults == b.defaults && a.s0 == b.s0 && a.sched_penalties == b.sched_penalties &&
+         a.two_buttons == b.two_buttons && a.short_term == b.short_term && a.secs == b.secs && a.recency == b.recency &&
+         a.equalize == b.equalize && a.partitions == b.partitions && a.epochs == b.epochs && a.fast == b.fast;
 }
 
 std::optional<std::size_t> count_of(std::string_view name) { return eval::result_parameter_count(name); }
@@ -79,6 +80,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "FSRS-4.5",
                                           "FSRS-5",
                                           "FSRS-6",
+                                          "FSRS-7",
                                           "FSRS-rs",
                                           "HLR",
                                           "DASH",
@@ -118,6 +120,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"FSRS-4.5", 17, 4, 4, 2, true, K::fsrs},
       {"FSRS-5", 19, 4, 4, 2, true, K::fsrs},
       {"FSRS-6", 21, 4, 4, 2, true, K::fsrs},
+      {"FSRS-7", 34, 0, 6, 0, true, K::fsrs},
       {"FSRS-rs", 21, 4, 4, 2, true, K::fsrs},
       {"HLR", 3, 0, 0, 0, true, K::classic},
       {"DASH", 9, 0, 0, 0, true, K::classic},
@@ -178,8 +181,26 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 21 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
-  CHECK(names == 21 * 432 + 6 * 144);
+  // 22 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 22 * 432 + 6 * 144);
+  // FSRS-7's own flags, --sched_penalties and --epochs N, on every flag set.
+  const eval::BenchmarkModel& fsrs7 = *eval::find_benchmark_model("FSRS-7");
+  for (eval::RunFlags f : registry_flag_sets(true)) {
+    f.sched_penalties = true;
+    f.epochs = 100;
+    const std::string name = eval::result_name("FSRS-7", f);
+    CAPTURE(name);
+    CHECK(seen.insert(name).second);
+    const std::optional<eval::ResultName> parsed = eval::parse_result_name(name);
+    REQUIRE(parsed.has_value());
+    CHECK(parsed->model == &fsrs7);
+    CHECK(same_flags(parsed->flags, f));
+    CHECK(count_of(name) == eval::parameter_count(fsrs7, f));
+  }
+  CHECK(eval::result_name("FSRS-7", {.s0 = true, .sched_penalties = true, .two_buttons = true, .short_term = true,
+                                     .secs = true, .recency = true, .equalize = true,
+                                     .partitions = srs::data::PartitionBy::deck, .epochs = 100, .fast = true}) ==
+        "FSRS-7-S0-sched_penalties-binary-short-secs-recency-equalize_test_with_non_secs-deck-100epochs-fast");
   // Spot checks.
   CHECK(count_of("FSRS-6-short") == 21u);
   CHECK(count_of("FSRS-6-short-fast") == 21u);
@@ -226,8 +247,11 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"FSRS-7", 34},
       {"FSRS-7-short-secs-recency-equalize_test_with_non_secs", 34},
       {"FSRS-7-short-secs-equalize_test_with_non_secs-preset", 34},
-      {"FSRS-7-S0-sched_penalties-short", 4},
-      {"FSRS-7-default", 0},
+      {"FSRS-7-sched_penalties-short-secs-equalize_test_with_non_secs", 34},
+      {"FSRS-7-short-secs-recency-equalize_test_with_non_secs-100epochs", 34},
+      {"FSRS-7-S0-sched_penalties-short", 0},  // FSRS-7 fits no initial stabilities: --S0 keeps the defaults
+      {"FSRS-7-default-short-secs-equalize_test_with_non_secs", 0},
+      {"FSRS-7-binary", 28},
       {"FSRS-5-disable_short_term", 17},
       {"SM2", 0},
       {"SM2-short", 0},
@@ -260,14 +284,19 @@ TEST_CASE("registry: the reference benchmark's own result names") {
   const eval::ResultName anki = eval::parse_result_name("Anki-dry-run").value();
   CHECK(anki.model == eval::find_benchmark_model("Anki-SM-2-trainable"));
   CHECK(anki.flags.defaults);
-  const eval::ResultName fsrs7 = eval::parse_result_name("FSRS-7-short").value();
-  CHECK(fsrs7.model == nullptr);
-  REQUIRE(fsrs7.reference != nullptr);
-  CHECK(fsrs7.reference->name == "FSRS-7");
+  const eval::ResultName fsrs7 = eval::parse_result_name("FSRS-7-short-secs-recency-equalize_test_with_non_secs-100epochs").value();
+  CHECK(fsrs7.model == eval::find_benchmark_model("FSRS-7"));
+  CHECK(fsrs7.flags.recency);
+  CHECK(fsrs7.flags.epochs == 100);
+  const eval::ResultName f5 = eval::parse_result_name("FSRS-5-disable_short_term").value();
+  CHECK(f5.model == nullptr);
+  REQUIRE(f5.reference != nullptr);
+  CHECK(f5.reference->name == "FSRS-5-disable_short_term");
 
   // Unknown models, repeated or conflicting suffixes, suffixes alone: nothing.
   for (const char* name : {"My-model", "RWKV", "RWKV-P", "FSRS-6-short-short", "FSRS-6-default-dry-run",
-                           "FSRS-6-preset-deck", "-short", "", "FSRS-6-", "fsrs-6", "FSRS-7-binary"}) {
+                           "FSRS-6-preset-deck", "-short", "", "FSRS-6-", "fsrs-6", "FSRS-7-100epochs-100epochs",
+                           "FSRS-7-0epochs", "FSRS-7-010epochs", "FSRS-7epochs", "FSRS-7--5epochs"}) {
     CAPTURE(name);
     CHECK_FALSE(count_of(name).has_value());
   }

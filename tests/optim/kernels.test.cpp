@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests of srs/optim/kernels/ (gradient_kernel.hpp, fsrs6.hpp, fsrs_rs.hpp): one harness
+// Tests of srs/optim/kernels/ (gradient_kernel.hpp, fsrs6.hpp, fsrs_rs.hpp, fsrs7.hpp and
+// reverse_mode.hpp): one harness
 // checks every gradient kernel against forward-mode dual numbers, row by row
 // through optim::predict<Dual>, on random cards (random histories with
 // same-day and fractional-day reviews, several rows per history length) and
@@ -38,7 +39,9 @@
 #include <srs/models/fsrs.hpp>                    // srs::models::Fsrs1 .. Fsrs6
 #include <srs/models/fsrs_rs.hpp>                 // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>                     // srs::models::Hlr
+#include <srs/models/fsrs7.hpp>                   // srs::models::Fsrs7
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<Fsrs6>
+#include <srs/optim/kernels/fsrs7.hpp>            // GradientKernel<Fsrs7>
 #include <srs/optim/kernels/fsrs_rs.hpp>          // GradientKernel<FsrsRs>
 #include <srs/optim/history_tree.hpp>             // srs::optim::HistoryTree
 #include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel, ReplaysHistoryTrees, SharesRowHistories
@@ -52,6 +55,7 @@ namespace {
 using srs::data::Step;
 
 static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
+static_assert(!srs::optim::GradientKernel<srs::models::Fsrs7>::generic);  // reverse mode on a tape
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::generic);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::fused_loss);
 static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
@@ -316,6 +320,16 @@ TEST_CASE("GradientKernel<Fsrs6> in secs mode and with the FSRS-6 release's same
   srs::models::Fsrs6 floor3;
   floor3.same_day_floor_rating = 3;
   CHECK(check_kernel(floor3, 30).rows > 900);
+}
+
+TEST_CASE("GradientKernel<Fsrs7> (reverse mode on a tape) matches forward-mode Dual on random cards") {
+  srs::models::Fsrs7 secs;
+  secs.secs = true;
+  const HarnessCounts c = check_kernel(secs, 80);
+  CHECK(c.rows > 3000);
+  CHECK(c.same_day > 300);
+  CHECK(c.clamped > 20);
+  CHECK(check_kernel(srs::models::Fsrs7{}, 30).rows > 500);  // whole days, the other stability floor
 }
 
 TEST_CASE("GradientKernel<FsrsRs>: FSRS-6's reverse mode on whole-day cards, forward mode on the others") {

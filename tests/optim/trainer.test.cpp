@@ -462,3 +462,48 @@ TEST_CASE("train: card-window batching (--fast) trains, is deterministic, and la
   m.clamp(std::span<double, 21>(boxed));
   CHECK(boxed == a);
 }
+
+namespace {
+/// FSRS-6 trained with a learning rate far too large, so that training makes
+/// the loss worse than the initial parameters', keeping the best epoch or
+/// (KeepFinal) the last.
+template <bool KeepFinal>
+struct Fsrs6Overshoot : srs::models::Fsrs6 {
+  srs::optim::TrainingSettings training() const {
+    return {.lr = 3.0, .n_epoch = 3, .batch_size = 512, .keep_final = KeepFinal};
+  }
+};
+}  // namespace
+
+TEST_CASE("train: keep_final returns the last epoch's parameters, with or without on_epoch") {
+  const ShortUser u = short_user(9, 60, "keep_final");
+  const std::span<const std::size_t> all(u.rows);
+  srs::optim::TrainOptions opt;
+  opt.mode = TrainMode::full;
+  // Best-epoch choice: every epoch is worse than the initial vector (after the S0 fit), which wins.
+  std::vector<double> losses;
+  opt.on_epoch = [&](int, double loss) { losses.push_back(loss); };
+  const auto best = srs::optim::train(Fsrs6Overshoot<false>{}, u.ds, all, {}, opt);
+  REQUIRE(losses.size() == 4);
+  for (std::size_t e = 1; e < 4; ++e) CHECK(losses[e] > losses[0]);
+  std::array<double, 21> initial = srs::models::Fsrs6{}.default_params();
+  srs::models::Fsrs6{}.initialize(std::span<double, 21>(initial), u.ds, all);
+  srs::models::Fsrs6{}.round_params(std::span<double, 21>(initial));
+  CHECK(best == initial);
+  // keep_final: the last epoch's parameters, the same with the losses asked for and without.
+  std::vector<double> final_losses;
+  opt.on_epoch = [&](int, double loss) { final_losses.push_back(loss); };
+  const auto last = srs::optim::train(Fsrs6Overshoot<true>{}, u.ds, all, {}, opt);
+  CHECK(final_losses == losses);  // the same trajectory
+  CHECK(last != initial);
+  opt.on_epoch = {};
+  std::size_t steps = 0;
+  opt.on_step = [&](std::size_t, std::size_t) { ++steps; };
+  CHECK(srs::optim::train(Fsrs6Overshoot<true>{}, u.ds, all, {}, opt) == last);
+  CHECK(steps > 0);
+  // ... and in card-window batches.
+  opt.batching = srs::optim::Batching::card_window;
+  const auto last_fast = srs::optim::train(Fsrs6Overshoot<true>{}, u.ds, all, {}, opt);
+  opt.on_epoch = [&](int, double) {};
+  CHECK(srs::optim::train(Fsrs6Overshoot<true>{}, u.ds, all, {}, opt) == last_fast);
+}

@@ -32,9 +32,10 @@
 ///   -S0 and -binary              the initialized ones that are not Hard/Easy-only
 ///   otherwise                    num_params
 ///
-/// The other suffixes (-short, -secs, -recency, -equalize_test_with_non_secs,
-/// -preset / -deck: one parameter set per partition, -fast: batching) name how
-/// a model ran, not its parameters.
+/// The other suffixes (-sched_penalties, -short, -secs, -recency,
+/// -equalize_test_with_non_secs, -preset / -deck: one parameter set per
+/// partition, -<N>epochs, -fast: batching) name how a model ran, not its
+/// parameters.
 ///
 /// **Result names** (parse_result_name): srs-bench's, model + the suffixes of
 /// eval::result_name (eval/report.hpp), and the reference benchmark's own
@@ -42,10 +43,10 @@
 /// SM-2, SM-2-trainable, Anki-SM-2-trainable), its older suffixes "-dry-run"
 /// (= -default) and "-pretrain" (= -S0), the suffixes that do not change the
 /// parameters (-duration, -no_test_same_day, -no_train_same_day,
-/// -train_equals_test, -dev, -sched_penalties), and the models srs does not
-/// have, with the reference README's counts: FSRS-7 (34; its -S0 fit sets 4)
-/// and FSRS-5-disable_short_term (17). Suffixes may come in any order, each
-/// at most once.
+/// -train_equals_test, -dev; -sched_penalties and "-<N>epochs" are flags of
+/// FSRS-7's runs), and the models srs does not have, with the reference
+/// README's counts: FSRS-5-disable_short_term (17). Suffixes may come in any
+/// order, each at most once.
 #pragma once
 
 #include <array>        // std::array
@@ -64,6 +65,7 @@
 #include <srs/models/dash.hpp>           // models::Dash, models::DashMcm, models::DashActR
 #include <srs/models/ebisu.hpp>          // models::EbisuV2
 #include <srs/models/fsrs.hpp>           // models::Fsrs1 ... models::Fsrs6
+#include <srs/models/fsrs7.hpp>          // models::Fsrs7
 #include <srs/models/fsrs_rs.hpp>        // models::FsrsRs
 #include <srs/models/hlr.hpp>            // models::Hlr
 #include <srs/models/logistic_regression.hpp>  // models::LogisticRegression
@@ -121,6 +123,7 @@ inline std::span<const BenchmarkModel> benchmark_models() {
       describe_model<models::Fsrs4_5>("FSRS-4.5", K::fsrs, true),
       describe_model<models::Fsrs5>("FSRS-5", K::fsrs, true),
       describe_model<models::Fsrs6>("FSRS-6", K::fsrs, true),
+      describe_model<models::Fsrs7>("FSRS-7", K::fsrs, true),
       describe_model<models::FsrsRs>("FSRS-rs", K::fsrs, true),
       describe_model<models::Hlr>("HLR", K::classic, true),
       describe_model<models::Dash>("DASH", K::classic, true),
@@ -170,7 +173,6 @@ struct ReferenceModel {
 /// The reference's models that srs does not have (see the file comment).
 inline std::span<const ReferenceModel> reference_only_models() {
   static constexpr ReferenceModel table[] = {
-      {"FSRS-7", 34, 4},
       {"FSRS-5-disable_short_term", 17, std::nullopt},
   };
   return table;
@@ -193,7 +195,20 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 3> re
 }};
 
 /// What a suffix sets (each may appear once).
-enum class Suffix { defaults, s0, two_buttons, short_term, secs, recency, equalize, partitions, fast, neutral };
+enum class Suffix {
+  defaults,
+  s0,
+  sched_penalties,
+  two_buttons,
+  short_term,
+  secs,
+  recency,
+  equalize,
+  partitions,
+  epochs,
+  fast,
+  neutral
+};
 
 struct SuffixInfo {
   std::string_view text;
@@ -206,6 +221,7 @@ inline constexpr SuffixInfo result_suffixes[] = {
     {"-dry-run", Suffix::defaults},
     {"-S0", Suffix::s0},
     {"-pretrain", Suffix::s0},
+    {"-sched_penalties", Suffix::sched_penalties},
     {"-binary", Suffix::two_buttons},
     {"-short", Suffix::short_term},
     {"-secs", Suffix::secs},
@@ -219,8 +235,21 @@ inline constexpr SuffixInfo result_suffixes[] = {
     {"-no_train_same_day", Suffix::neutral},
     {"-train_equals_test", Suffix::neutral},
     {"-dev", Suffix::neutral},
-    {"-sched_penalties", Suffix::neutral},
 };
+
+/// The length of a "-<N>epochs" suffix at the end of `name` (N a positive
+/// integer without leading zeros), and N; {0, 0} if there is none.
+constexpr std::pair<std::size_t, int> epochs_suffix(std::string_view name) {
+  constexpr std::string_view tail = "epochs";
+  if (name.size() <= tail.size() || name.substr(name.size() - tail.size()) != tail) return {0, 0};
+  std::size_t begin = name.size() - tail.size();
+  while (begin > 0 && name[begin - 1] >= '0' && name[begin - 1] <= '9') --begin;
+  const std::size_t digits = name.size() - tail.size() - begin;
+  if (digits == 0 || digits > 6 || begin == 0 || name[begin - 1] != '-' || name[begin] == '0') return {0, 0};
+  int n = 0;
+  for (std::size_t k = begin; k < begin + digits; ++k) n = n * 10 + (name[k] - '0');
+  return {digits + tail.size() + 1, n};
+}
 
 }  // namespace detail
 
@@ -245,6 +274,14 @@ inline std::optional<ResultName> parse_result_name(std::string_view name) {
         out.reference = &r;
         return out;
       }
+    if (const auto [length, epochs] = detail::epochs_suffix(name); length > 0) {
+      bool& once = seen[static_cast<std::size_t>(Suffix::epochs)];
+      if (once) return std::nullopt;
+      once = true;
+      out.flags.epochs = epochs;
+      name.remove_suffix(length);
+      continue;
+    }
     const detail::SuffixInfo* found = nullptr;
     for (const detail::SuffixInfo& s : detail::result_suffixes)
       if (name.size() > s.text.size() && name.substr(name.size() - s.text.size()) == s.text) found = &s;
@@ -261,6 +298,9 @@ inline std::optional<ResultName> parse_result_name(std::string_view name) {
         break;
       case Suffix::s0:
         f.s0 = true;
+        break;
+      case Suffix::sched_penalties:
+        f.sched_penalties = true;
         break;
       case Suffix::two_buttons:
         f.two_buttons = true;
@@ -283,6 +323,7 @@ inline std::optional<ResultName> parse_result_name(std::string_view name) {
       case Suffix::fast:
         f.fast = true;
         break;
+      case Suffix::epochs:  // handled above
       case Suffix::neutral:
         break;
     }

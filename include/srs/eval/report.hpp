@@ -35,29 +35,36 @@ namespace srs::eval {
 
 /// The flags that change a result's name, in the reference's suffix order (docs/protocol.md §8).
 struct RunFlags {
-  bool defaults = false;     ///< --default      → "-default"
-  bool s0 = false;           ///< --S0           → "-S0"
-  bool two_buttons = false;  ///< --two_buttons  → "-binary" (our addition; the reference has no suffix)
+  bool defaults = false;         ///< --default      → "-default"
+  bool s0 = false;               ///< --S0           → "-S0"
+  bool sched_penalties = false;  ///< --sched_penalties (FSRS-7) → "-sched_penalties"
+  bool two_buttons = false;      ///< --two_buttons  → "-binary"
   bool short_term = false;   ///< --short        → "-short"
   bool secs = false;         ///< --secs         → "-secs"
   bool recency = false;      ///< --recency      → "-recency"
   bool equalize = false;     ///< --equalize_test_with_non_secs → "-equalize_test_with_non_secs"
   data::PartitionBy partitions = data::PartitionBy::none;  ///< --partitions preset|deck → "-preset" / "-deck"
-  bool fast = false;                                       ///< --fast (card-window batching) → "-fast" (ours; last)
+  /// --epochs N (FSRS-7): training epochs other than the model's own → "-<N>epochs"
+  /// (the name of the reference's hand-renamed "100 epochs" file)
+  int epochs = 0;
+  bool fast = false;  ///< --fast (card-window batching) → "-fast" (ours; last)
 };
 
 /// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short",
-/// "FSRS-6-short-secs-equalize_test_with_non_secs", "FSRS-6-short-preset".
+/// "FSRS-6-short-secs-equalize_test_with_non_secs", "FSRS-6-short-preset",
+/// "FSRS-7-short-secs-recency-equalize_test_with_non_secs-100epochs".
 inline std::string result_name(std::string_view model, const RunFlags& f) {
   std::string name(model);
   if (f.defaults) name += "-default";
   if (f.s0) name += "-S0";
+  if (f.sched_penalties) name += "-sched_penalties";
   if (f.two_buttons) name += "-binary";
   if (f.short_term) name += "-short";
   if (f.secs) name += "-secs";
   if (f.recency) name += "-recency";
   if (f.equalize) name += "-equalize_test_with_non_secs";
   if (f.partitions != data::PartitionBy::none) name.append("-").append(data::partition_by_name(f.partitions));
+  if (f.epochs > 0) name.append("-").append(std::to_string(f.epochs)).append("epochs");
   if (f.fast) name += "-fast";
   return name;
 }

@@ -28,6 +28,9 @@ struct TrainingSettings {
   double beta2 = 0.999;          ///< Adam β2
   double eps = 1e-8;             ///< Adam ε
   std::size_t max_seq_len = 64;  ///< rows with longer histories are not trained on
+  /// Return the parameters after the last epoch (FSRS-7), instead of the best
+  /// of the initial vector and each epoch's by the average training loss.
+  bool keep_final = false;
 };
 
 /// How the gradient steps batch the training rows.

@@ -28,7 +28,9 @@
 ///  back to the defaults for that fold and records it).
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
-///     after each epoch, rounded as the model reports them. (Card-window
+///     after each epoch — or, with TrainingSettings::keep_final (FSRS-7), the
+///     vector after the last epoch, the losses then not computed unless
+///     on_epoch asks for them — rounded as the model reports them. (Card-window
 ///     batches with FSRS-6's kernel compute the gradient and the loss with its
 ///     arithmetic — powers as e^(y ln x), a few ulp from std::pow — several
 ///     cards at once in vector lanes where they run (TrainOptions::lanes;
@@ -59,6 +61,7 @@
 #include <srs/optim/adam.hpp>                     // optim::Adam
 #include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<models::Fsrs6>
+#include <srs/optim/kernels/fsrs7.hpp>            // GradientKernel<models::Fsrs7>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 #include <srs/optim/randperm.hpp>                 // optim::torch_randperm
 #include <srs/optim/replay.hpp>                   // optim::bce, optim::bce_derivative
@@ -344,6 +347,11 @@ struct TrainerCore {
     }
   }
 
+  /// Whether the losses of the initial parameters and of each epoch's are
+  /// computed: for the best-epoch choice, or for on_epoch (with keep_final and
+  /// no on_epoch they are not: the last epoch's parameters are returned).
+  bool losses_wanted() const { return !cfg.keep_final || static_cast<bool>(opt.on_epoch); }
+
   /// ∂(weight·BCE)/∂p of a row.
   static double coef(double weight, int y, double p) { return weight * optim::bce_derivative(p, y); }
 
@@ -542,7 +550,7 @@ void train_reference_batches(TrainerCore<M>& t) {
   }
   const bool sharing = !shared.slot.empty();
   std::vector<typename RowTapeOfKernel<Kernel>::type> tapes(shared.slots);
-  t.record(t.template evaluate<false>(eval_cards, slot), 0);
+  if (t.losses_wanted()) t.record(t.template evaluate<false>(eval_cards, slot), 0);
   std::array<double, N> grad;
   for (int epoch = 0; epoch < t.cfg.n_epoch; ++epoch) {
     for (std::size_t b : torch_randperm(batches.size(), t.gen)) {
@@ -592,7 +600,7 @@ void train_reference_batches(TrainerCore<M>& t) {
       }
       t.update(grad, batches[b].second - batches[b].first, epoch);
     }
-    t.record(t.template evaluate<false>(eval_cards, slot), epoch + 1);
+    if (t.losses_wanted()) t.record(t.template evaluate<false>(eval_cards, slot), epoch + 1);
   }
 }
 
@@ -627,8 +635,8 @@ void train_card_window(TrainerCore<M>& t) {
   // the terms from the gradient passes.
   bool lanes = false;
   if constexpr (HasPlannedPasses<GradientKernel<M>>) lanes = resolve_lanes(t.opt.lanes) != Lanes::scalar;
-  const bool fuse =
-      !lanes && GradientKernel<M>::fused_loss && t.grad_rows.size() == t.eval_rows.size() && t.cfg.n_epoch > 0;
+  const bool fuse = !lanes && GradientKernel<M>::fused_loss && t.grad_rows.size() == t.eval_rows.size() &&
+                    t.cfg.n_epoch > 0 && t.losses_wanted();
 
   std::array<double, N> grad;
   // The loss summed row by row (not in lanes): the evaluation rows sorted,
@@ -662,7 +670,7 @@ void train_card_window(TrainerCore<M>& t) {
       }
       return t.template evaluate<false>(eval_cards, slot);
     };
-    t.record(evaluate(), 0);
+    if (t.losses_wanted()) t.record(evaluate(), 0);
     for (int epoch = 0; epoch < t.cfg.n_epoch; ++epoch) {
       for (std::size_t b : torch_randperm(batches.size(), t.gen)) {
         t.kernel.reset(std::span<const double, N>(t.w));
@@ -686,7 +694,7 @@ void train_card_window(TrainerCore<M>& t) {
         }
         t.update(grad, rows_in_batch, epoch);
       }
-      t.record(evaluate(), epoch + 1);
+      if (t.losses_wanted()) t.record(evaluate(), epoch + 1);
     }
     return;
   }
@@ -785,6 +793,7 @@ std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
   } else {
     detail::train_reference_batches(core);
   }
+  if (core.cfg.keep_final) core.best = core.w;
   detail::round_params(model, std::span<double, N>(core.best));
   return core.best;
 }
