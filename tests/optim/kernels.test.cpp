@@ -11,7 +11,7 @@
 //   loss         Σ weight·BCE within 1e-12 relative
 //   gradient     every component within 1e-10 · max(1, max_j |∇_j|)
 //
-// and reference batching's shared passes (FSRS-6's and the generic kernel's
+// and reference batching's shared passes (FSRS-6's, FSRS-7's and the generic kernel's
 // history trees; the generic kernel's RowTape for models that predict from the
 // whole history) equal each row replayed alone bit for bit; and the loss
 // passes: predict<false> equals optim::predict<double> bit for
@@ -62,6 +62,7 @@ static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::generic);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::fused_loss);
 static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs6>>);
+static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs7>>);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs5>>);  // stepwise
 static_assert(srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::ActR>> &&
               !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);   // from the history

@@ -23,8 +23,14 @@
 /// half), so the gradient equals the forward mode's, and the tape's
 /// (ReverseModeKernel<Fsrs7>, reverse_mode.hpp, kept for other models), to
 /// rounding (tests/optim/kernels.test.cpp).
+///
+/// Reference batching's rows replay their batch's history tree (begin_tree(),
+/// tree_row(), as FSRS-6's kernel): each shared review computed once per
+/// batch, each row's prediction and sweep its own, bit for bit card()'s for
+/// that row alone.
 #pragma once
 
+#include <algorithm>  // std::fill
 #include <array>     // std::array
 #include <cmath>     // std::exp, std::log1p
 #include <cstddef>   // std::size_t
@@ -38,6 +44,7 @@
 #include <srs/core/dual.hpp>                      // core::Dual, core::clamp, core::min, core::max
 #include <srs/data/dataset.hpp>                   // data::Step
 #include <srs/models/fsrs7.hpp>                   // models::Fsrs7
+#include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
 
 namespace srs::optim {
@@ -130,18 +137,82 @@ class GradientKernel<models::Fsrs7> {
       }
     }
     // Backward: state i's adjoints, from its rows' and from the review after it.
-    double ls = 0, lh = 0, ld = 0;
-    for (std::size_t i = m; i-- > 0;) {
-      Adj a = seeds_[i];
-      if (i + 1 < m) step_adjoint(v, nodes_[i], steps_[i + 1], ls, lh, ld, a);
+    Adj a = seeds_[m - 1];
+    terms_adjoint(v, nodes_[m - 1], a);
+    for (std::size_t i = m - 1; i-- > 0;) {
+      const double ls = a.s, lh = a.h, ld = a.d;
+      a = seeds_[i];
+      step_adjoint(v, nodes_[i], steps_[i + 1], ls, lh, ld, a);
       terms_adjoint(v, nodes_[i], a);
-      ls = a.s;
-      lh = a.h;
-      ld = a.d;
     }
-    for (std::size_t j = 0; j < f0.n; ++j) grad[f0.k[j]] += ls * f0.ds[j] + lh * f0.dh[j] + ld * f0.dd[j];
-    for (std::size_t j = 0; j < N; ++j) grad[j] += acc_[j];
-    for (std::size_t j = 0; j < n_chain_; ++j) grad[chain_[j].k] += acc_[chain_[j].q] * chain_[j].d;
+    finish(f0, a, grad);
+  }
+
+  /// Reference batching's rows over their batch's history tree
+  /// (optim::HistoryTree), as GradientKernel<Fsrs6>'s: begin_tree() after
+  /// reset() and before the batch's rows, then tree_row() for each row, whose
+  /// history's last review is `node` (m reviews). Each node's state, curve
+  /// terms and review are computed once per batch, for the first row through
+  /// it; every row's prediction and backward sweep are card(history, 1, ...)'s
+  /// operations on the same values, so the same gradient to the last bit.
+  void begin_tree(const HistoryTree& tree) {
+    if (tree_nodes_.size() < tree.size()) {
+      tree_nodes_.resize(tree.size());
+      tree_steps_.resize(tree.size());
+      node_stamp_.resize(tree.size(), 0);
+    }
+    if (++stamp_ == 0) {  // wrapped: forget every node
+      std::fill(node_stamp_.begin(), node_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+  }
+  template <class Coef>
+  void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
+                std::span<double, N> grad) {
+    const Derived& v = *v_;
+    // Up from the last review to the first one computed for this batch (or
+    // to the first review) ...
+    if (path_.size() < m) path_.resize(m);
+    std::size_t k = 0;
+    std::uint32_t u = node;
+    for (std::size_t depth = m - 1; node_stamp_[u] != stamp_; --depth, u = tree.parent(u)) {
+      path_[k++] = u;
+      if (depth == 0) break;
+    }
+    // ... then down again, computing those.
+    while (k > 0) {
+      const std::uint32_t c = path_[--k];
+      const std::uint32_t up = tree.parent(c);
+      if (up == HistoryTree::none) {
+        const First& f0 = first_state(tree.step(c));
+        tree_nodes_[c] = this->node(v, f0.s, f0.h, f0.d);
+      } else {
+        const Node& from = tree_nodes_[up];
+        const data::Step st = tree.step(c);
+        Node& to = tree_nodes_[c];
+        advance(v, from, evaluate(v, from, st.t), st.rating, tree_steps_[c], to);
+        to = this->node(v, to.s, to.h, to.d);
+        tree_steps_[c].seed_r = 0;
+      }
+      node_stamp_[c] = stamp_;
+    }
+    // The row (card()'s, its seed of the last state) and its sweep back.
+    acc_.fill(0.0);
+    const Eval e = evaluate(v, tree_nodes_[node], delta_t);
+    const double cf = coef(std::as_const(e.r));
+    Adj a{};
+    curve_adjoint(v, tree_nodes_[node], e, cf, 0.0, a);
+    terms_adjoint(v, tree_nodes_[node], a);
+    u = node;
+    for (std::size_t i = m - 1; i > 0; --i) {
+      const std::uint32_t c = u;
+      u = tree.parent(c);
+      const double ls = a.s, lh = a.h, ld = a.d;
+      a = Adj{};
+      step_adjoint(v, tree_nodes_[u], tree_steps_[c], ls, lh, ld, a);
+      terms_adjoint(v, tree_nodes_[u], a);
+    }
+    finish(first_state(tree.step(u)), a, grad);
   }
 
   /// The predictions of one card's rows (as card()) at the parameters of
@@ -483,6 +554,13 @@ class GradientKernel<models::Fsrs7> {
     curve_adjoint(v, nd, rec.e, lr, lr1, a);
   }
 
+  /// The end of a sweep: the first state's adjoints `a` (.s, .h, .d) and acc_ into `grad`.
+  void finish(const First& f0, const Adj& a, std::span<double, N> grad) const {
+    for (std::size_t j = 0; j < f0.n; ++j) grad[f0.k[j]] += a.s * f0.ds[j] + a.h * f0.dh[j] + a.d * f0.dd[j];
+    for (std::size_t j = 0; j < N; ++j) grad[j] += acc_[j];
+    for (std::size_t j = 0; j < n_chain_; ++j) grad[chain_[j].k] += acc_[chain_[j].q] * chain_[j].d;
+  }
+
   struct Chain {
     std::uint16_t q, k;  // acc_[q] adds d times itself to grad[k]
     double d;
@@ -501,6 +579,11 @@ class GradientKernel<models::Fsrs7> {
   std::vector<Node> nodes_;  // card(): state i (after i + 1 reviews)
   std::vector<Step> steps_;  // steps_[i]: the review into state i
   std::vector<Adj> seeds_;   // seeds_[i]: the adjoints of state i from its rows (not at the next review's interval)
+  std::vector<Node> tree_nodes_;  // tree_row(): each tree node's state and the review into it,
+  std::vector<Step> tree_steps_;  // ... computed for this batch when its stamp is stamp_
+  std::vector<std::uint32_t> node_stamp_;
+  std::uint32_t stamp_ = 0;
+  std::vector<std::uint32_t> path_;  // tree_row(): the row's nodes not yet computed, last first
 };
 
 }  // namespace srs::optim
