@@ -73,6 +73,9 @@ class GradientKernel<models::Fsrs7> {
     }
     dv_.emplace(model_.derive(std::span<const Dual, N>(wd_)));
     v_.emplace(model_.derive(std::span<const double, N>(w_)));
+    inv_w23_ = 1 / w_[23];
+    inv_factor2_ = 1 / v_->factor2;
+    inv_weight_ratio_ = 1 / v_->weight_ratio;
     const DerivedDual& dv = *dv_;
     const std::array<const Dual*, n_derived> derived{&dv.ln_w25,      &dv.decay2,  &dv.factor2,
                                                      &dv.d_scale,     &dv.d_weight, &dv.weight_ratio,
@@ -285,12 +288,15 @@ class GradientKernel<models::Fsrs7> {
 
   /// A state (S, Ŝ, D) and its curve terms (the model's), with what their
   /// partials need: q = ln w25 / decay1, the short curve's exponent before
-  /// its clamp at 60, and whether the clamp of decay1 passes the gradient.
+  /// its clamp at 60, whether the clamp of decay1 passes the gradient, and
+  /// the reciprocals the sweep multiplies by (computed once, in the forward
+  /// pass: a tree's node serves many rows' sweeps).
   struct Node {
     double s = 0, h = 0, d = 0;
     M::CurveTerms<double> c{};
     double q = 0;
     bool decay1_passes = true;
+    double inv_s = 0, inv_h = 0, inv_decay1 = 0, inv_1k = 0;  // 1/S, 1/Ŝ, 1/decay1, 1/(1 + κ)
   };
   static Node node_values(const Derived& v, double s, double h, double d) {
     Node nd;
@@ -303,6 +309,10 @@ class GradientKernel<models::Fsrs7> {
   Node node(const Derived& v, double s, double h, double d) const {
     Node nd = node_values(v, s, h, d);
     nd.q = v.ln_w25 / nd.c.decay1;  // the model's operation, so its value
+    nd.inv_s = 1 / s;
+    nd.inv_h = 1 / h;
+    nd.inv_decay1 = 1 / nd.c.decay1;
+    nd.inv_1k = 1 / (1 + nd.c.kappa);
     const double a = -nd.c.decay1;  // clamp(w23 Ŝ^(w33 - 0.3), 0.01, 0.95)
     // Strictly inside the bounds, the clamp passed; at a bound, the model on
     // Dual<1> tells a clamped value from one exactly at the bound.
@@ -322,6 +332,7 @@ class GradientKernel<models::Fsrs7> {
   /// bases 1 + x and logarithms l = ln(1 + x) (r = e^(decay l)), ρ and R.
   struct Eval {
     double t = 0, u = 0, x1 = 0, l1 = 0, r1 = 0, x2 = 0, l2 = 0, r2 = 0, rho = 0, r = 0;
+    double inv_1x1 = 0, inv_1x2 = 0;  // 1/(1 + x), for the partials
   };
   static Eval evaluate(const Derived& v, const Node& nd, double t) {
     Eval e;
@@ -339,6 +350,8 @@ class GradientKernel<models::Fsrs7> {
     });
     e.rho = M::mix(nd.c, e.r1, e.r2);
     e.r = M::rescale(e.rho);
+    e.inv_1x1 = 1 / (1 + e.x1);
+    e.inv_1x2 = 1 / (1 + e.x2);
     return e;
   }
 
@@ -349,6 +362,7 @@ class GradientKernel<models::Fsrs7> {
   ///          y = e^(-w[b+1] ln s), b = e^((1 - r) w[b+2]); value = max(post, success)
   struct Block {
     double lp = 0, p = 0, x = 0, fail = 0, k_s = 0;  // k_s: min's weight of s (1, 0 or 1/2)
+    double inv_1s = 0;                                // 1/(1 + s), for the partials
     double y = 0, b = 0, base = 0, f = 0, h = 1, k_post = 1;  // k_post: max's weight of post
     std::size_t h_index = 0;  // the parameter h is (0: none)
     double value = 0;
@@ -357,6 +371,7 @@ class GradientKernel<models::Fsrs7> {
     const std::span<const double, N> w = v.w;
     Block o;
     o.lp = std::log1p(s);
+    o.inv_1s = 1 / (1 + s);
     o.p = std::exp(w[b + 4] * o.lp);
     o.x = std::exp((1 - r) * w[b + 5]);
     o.fail = w[b + 3] * (o.p - 1) * o.x;
@@ -432,24 +447,24 @@ class GradientKernel<models::Fsrs7> {
   void curve_adjoint(const Derived& v, const Node& nd, const Eval& e, double lam_r, double lam_r1, Adj& a) {
     // R = ρ (1 - 2e-5) + 1e-5, ρ = (r1 + κ r2) / (1 + κ)
     const double lrho = lam_r * (1 - 2e-5);
-    const double inv = 1 / (1 + nd.c.kappa);
+    const double inv = nd.inv_1k;
     const double lr1 = lrho * inv + lam_r1;
     const double lr2 = lrho * nd.c.kappa * inv;
     a.kappa += lrho * (e.r2 - e.rho) * inv;
     // r1 = e^(decay1 l1), l1 = ln(1 + x1), x1 = u/Ŝ f1
     const double a1 = lr1 * e.r1;
     a.decay1 += a1 * e.l1;
-    const double lx1 = a1 * nd.c.decay1 / (1 + e.x1);
-    const double uh = e.u / nd.h;
+    const double lx1 = a1 * nd.c.decay1 * e.inv_1x1;
+    const double uh = e.u * nd.inv_h;
     a.f1 += lx1 * uh;
-    a.h -= lx1 * uh / nd.h * nd.c.factor1;
+    a.h -= lx1 * uh * nd.inv_h * nd.c.factor1;
     // r2 = e^(decay2 l2), l2 = ln(1 + x2), x2 = u/S f2 τ
     const double a2 = lr2 * e.r2;
     acc_[decay2] += a2 * e.l2;
-    const double lx2 = a2 * v.decay2 / (1 + e.x2);
-    const double us = e.u / nd.s;
+    const double lx2 = a2 * v.decay2 * e.inv_1x2;
+    const double us = e.u * nd.inv_s;
     a.f2 += lx2 * us;
-    a.s -= lx2 * us / nd.s * nd.c.factor2;
+    a.s -= lx2 * us * nd.inv_s * nd.c.factor2;
   }
 
   /// Completes a state's adjoints `a` through its curve terms (Fsrs7::curve_terms).
@@ -459,34 +474,34 @@ class GradientKernel<models::Fsrs7> {
     // f1 = e^clamp(q, -∞, 60) - 1, q = ln w25 / decay1
     if (!(nd.q > 60)) {
       const double lq = a.f1 * (c.factor1 + 1);
-      acc_[ln_w25] += lq / c.decay1;
-      a.decay1 -= lq * nd.q / c.decay1;
+      acc_[ln_w25] += lq * nd.inv_decay1;
+      a.decay1 -= lq * nd.q * nd.inv_decay1;
     }
     // decay1 = -clamp(α, 0.01, 0.95), α = w23 e^((w33 - 0.3) ln Ŝ)
     if (nd.decay1_passes) {
       const double alpha = -c.decay1;
       const double lz = -a.decay1 * alpha;  // ∂loss/∂((w33 - 0.3) ln Ŝ)
-      acc_[23] -= a.decay1 * (alpha / w[23]);
+      acc_[23] -= a.decay1 * (alpha * inv_w23_);
       acc_[33] += lz * c.ln_s_short;
       a.ln_h += lz * (w[33] - 0.3);
     }
     const double d5 = nd.d - 5;
     // f2 τ = f2 e^((D - 5) d_scale) (f2 > 0: w26 < 1)
     const double lt = a.f2 * c.factor2;  // ∂loss/∂((D - 5) d_scale)
-    acc_[factor2] += a.f2 * (c.factor2 / v.factor2);
+    acc_[factor2] += a.f2 * (c.factor2 * inv_factor2_);
     a.d += lt * v.d_scale;
     acc_[d_scale] += lt * d5;
     // κ = (w28/w27) e^(w30 ln S + w29 ln Ŝ + (D - 5) d_weight)
     const double lk = a.kappa * c.kappa;  // ∂loss/∂(the exponent)
-    acc_[weight_ratio] += a.kappa * (c.kappa / v.weight_ratio);
+    acc_[weight_ratio] += a.kappa * (c.kappa * inv_weight_ratio_);
     acc_[30] += lk * c.ln_s;
     acc_[29] += lk * c.ln_s_short;
     a.ln_s += lk * w[30];
     a.ln_h += lk * w[29];
     a.d += lk * v.d_weight;
     acc_[d_weight] += lk * d5;
-    a.s += a.ln_s / nd.s;
-    a.h += a.ln_h / nd.h;
+    a.s += a.ln_s * nd.inv_s;
+    a.h += a.ln_h * nd.inv_h;
   }
 
   /// ∂loss/∂value `lam` of a stability update `o` (block b) from stability s
@@ -519,7 +534,7 @@ class GradientKernel<models::Fsrs7> {
     const double lp = lfail * w[b + 3] * o.x * o.p;  // ∂loss/∂(w[b+4] ln(1 + s))
     const double lx = lfail * w[b + 3] * (o.p - 1) * o.x;  // ∂loss/∂((1 - r) w[b+5])
     acc_[b + 4] += lp * o.lp;
-    ls += lp * w[b + 4] / (1 + s);
+    ls += lp * w[b + 4] * o.inv_1s;
     acc_[b + 5] += lx * (1 - r);
     lr -= lx * w[b + 5];
   }
@@ -543,8 +558,8 @@ class GradientKernel<models::Fsrs7> {
     const double lam_d = rec.pass_d ? ld : 0.0;
     acc_[d0_easy] += lam_d * 0.01;
     const double ldamped = lam_d * 0.99;
-    a.d += ldamped * (1 - rec.delta / 9);
-    const double ldelta = ldamped * (10 - nd.d) / 9;
+    a.d += ldamped * (1 - rec.delta * (1.0 / 9));
+    const double ldelta = ldamped * (10 - nd.d) * (1.0 / 9);
     if (g == 1) {
       acc_[6] -= ldelta * (rec.e.r + 0.1) * static_cast<double>(g - 3);
       lr += ldelta * rec.delta0;
@@ -571,6 +586,7 @@ class GradientKernel<models::Fsrs7> {
   std::array<Dual, N> wd_{};
   std::optional<DerivedDual> dv_;  // over wd_
   std::optional<Derived> v_;       // over w_
+  double inv_w23_ = 0, inv_factor2_ = 0, inv_weight_ratio_ = 0;  // 1/w23, 1/f2, w27/w28 (all > 0 in the box)
   std::array<Chain, n_derived * N> chain_{};  // the parameter-only quantities' nonzero partials
   std::size_t n_chain_ = 0;
   std::array<First, 4> first_{};  // the first state for ratings 1..4
