@@ -17,8 +17,8 @@
 /// long_component with a power that keeps ln(1 + x), mix, rescale), the
 /// review's updates repeat Fsrs7::next_stability and next_difficulty with the
 /// model's operations in the model's order, so every prediction is the
-/// model's double path's to the last bit (predict() is the same pass without
-/// the partials: fused_loss). The partials follow core::Dual's conventions
+/// model's double path's to the last bit (predict() is the same forward pass
+/// without the sweep: fused_loss). The partials follow core::Dual's conventions
 /// (clamp passes the gradient when lo <= x <= hi, min and max split a tie in
 /// half), so the gradient equals the forward mode's, and the tape's
 /// (ReverseModeKernel<Fsrs7>, reverse_mode.hpp, kept for other models), to
