@@ -6,7 +6,8 @@
 //    at the default parameters; counter rows/s;
 //  - gradient/<model>: the same rows' loss and gradient through the model's
 //    gradient kernel (optim::GradientKernel<M>, what training runs; models with
-//    parameters only); counter rows/s;
+//    parameters only); counter rows/s; FSRS-7's also through the generic forward
+//    mode and through the tape (ReverseModeKernel), for comparison;
 //  - user/<model>: the whole srs-bench protocol (5 folds: training, test
 //    predictions, every metric; one thread) on a simulated user (120 days, 8 new
 //    cards a day: 3,285 evaluated reviews), default flags; counter reviews/s (evaluated reviews).
@@ -35,6 +36,7 @@
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
 #include <srs/models/sm2.hpp>       // srs::models::Sm2, Sm2Trainable
+#include <srs/optim/kernels/reverse_mode.hpp>  // srs::optim::ReverseModeKernel
 #include <srs/optim/replay.hpp>     // srs::optim::Predictor, bce_derivative
 #include <srs/optim/trainer.hpp>    // srs::optim::GradientKernel
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
@@ -44,8 +46,21 @@ namespace {
 using srs::data::Step;
 
 /// FSRS-7 through the generic forward-mode kernel (a derived type does not get
-/// FSRS-7's reverse-mode kernel): the gradient/ row it is compared with.
+/// FSRS-7's reverse-mode kernel): a gradient/ row it is compared with.
 struct Fsrs7Forward : srs::models::Fsrs7 {};
+/// FSRS-7 through reverse mode on a tape (ReverseModeKernel, its kernel before
+/// the hand-written one): the other.
+struct Fsrs7Tape : srs::models::Fsrs7 {};
+
+}  // namespace
+
+template <>
+class srs::optim::GradientKernel<Fsrs7Tape> : public srs::optim::ReverseModeKernel<Fsrs7Tape> {
+ public:
+  using ReverseModeKernel<Fsrs7Tape>::ReverseModeKernel;
+};
+
+namespace {
 
 /// A fixed card of 40 reviews: same-day steps, lapses, growing intervals.
 const std::vector<Step>& card() {
@@ -152,6 +167,7 @@ int main(int argc, char** argv) {
   add<m::Fsrs6>("FSRS-6");
   add<m::Fsrs7>("FSRS-7");
   benchmark::RegisterBenchmark("gradient/FSRS-7 (forward mode)", bm_gradient<Fsrs7Forward>, Fsrs7Forward{});
+  benchmark::RegisterBenchmark("gradient/FSRS-7 (tape)", bm_gradient<Fsrs7Tape>, Fsrs7Tape{});
   add<m::FsrsRs>("FSRS-rs");
   add<m::Hlr>("HLR");
   add<m::Dash>("DASH");

@@ -11,7 +11,7 @@
 //   loss         Σ weight·BCE within 1e-12 relative
 //   gradient     every component within 1e-10 · max(1, max_j |∇_j|)
 //
-// and reference batching's shared passes (FSRS-6's and the generic kernel's
+// and reference batching's shared passes (FSRS-6's, FSRS-7's and the generic kernel's
 // history trees; the generic kernel's RowTape for models that predict from the
 // whole history) equal each row replayed alone bit for bit; and the loss
 // passes: predict<false> equals optim::predict<double> bit for
@@ -45,6 +45,7 @@
 #include <srs/optim/kernels/fsrs_rs.hpp>          // GradientKernel<FsrsRs>
 #include <srs/optim/history_tree.hpp>             // srs::optim::HistoryTree
 #include <srs/optim/kernels/gradient_kernel.hpp>  // srs::optim::GradientKernel, ReplaysHistoryTrees, SharesRowHistories
+#include <srs/optim/kernels/reverse_mode.hpp>     // srs::optim::ReverseModeKernel
 #include <srs/optim/replay.hpp>                   // srs::optim::predict, bce, bce_derivative
 
 #include <support/check_model.hpp>  // srs::test::simulate_history, random_params
@@ -55,11 +56,13 @@ namespace {
 using srs::data::Step;
 
 static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
-static_assert(!srs::optim::GradientKernel<srs::models::Fsrs7>::generic);  // reverse mode on a tape
+static_assert(!srs::optim::GradientKernel<srs::models::Fsrs7>::generic);  // reverse mode by hand
+static_assert(srs::optim::GradientKernel<srs::models::Fsrs7>::fused_loss);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::generic);
 static_assert(!srs::optim::GradientKernel<srs::models::FsrsRs>::fused_loss);
 static_assert(srs::optim::GradientKernel<srs::models::Fsrs5>::generic);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs6>>);
+static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs7>>);
 static_assert(srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::Fsrs5>>);  // stepwise
 static_assert(srs::optim::SharesRowHistories<srs::optim::GradientKernel<srs::models::ActR>> &&
               !srs::optim::ReplaysHistoryTrees<srs::optim::GradientKernel<srs::models::ActR>>);   // from the history
@@ -143,13 +146,13 @@ struct HarnessCounts {
   std::size_t whole_day_cards = 0;  // cards whose intervals are all 0 or >= 1 day
 };
 
-/// The harness: kernel vs forward-mode Dual on `n_cards` random cards per draw.
-template <class M>
+/// The harness: kernel K (M's by default) vs forward-mode Dual on `n_cards` random cards per draw.
+template <class M, class K = srs::optim::GradientKernel<M>>
 HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
   constexpr std::size_t N = M::num_params;
   using D = srs::core::Dual<double, N>;
   HarnessCounts counts;
-  srs::optim::GradientKernel<M> kernel(m);
+  K kernel(m);
   for (const Draw how : {Draw::in_box, Draw::uniform, Draw::at_bounds}) {
     for (std::uint64_t seed = 0; seed < n_cards; ++seed) {
       CAPTURE(static_cast<int>(how));
@@ -246,7 +249,6 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
               [&](std::size_t) { return r.dt[k]; }, [&](std::size_t, double p) { return coef(k)(p); },
               std::span<double, N>(alone));
         std::array<double, N> shared{};
-        using K = srs::optim::GradientKernel<M>;
         if constexpr (srs::optim::ReplaysHistoryTrees<K>) {
           srs::optim::HistoryTree tree;
           std::vector<std::uint32_t> node;
@@ -290,7 +292,7 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
       for (std::size_t k = 0; k < n; ++k) {
         CAPTURE(k);
         CHECK(p_exact[k] == srs::optim::predict(m, ws, std::span<const Step>(h.data(), r.len[k]), r.dt[k]));
-        if constexpr (srs::optim::GradientKernel<M>::fused_loss) {
+        if constexpr (K::fused_loss) {
           CHECK(p_fast[k] == p_kernel[k]);
         } else {
           CHECK(p_fast[k] == p_exact[k]);
@@ -322,7 +324,7 @@ TEST_CASE("GradientKernel<Fsrs6> in secs mode and with the FSRS-6 release's same
   CHECK(check_kernel(floor3, 30).rows > 900);
 }
 
-TEST_CASE("GradientKernel<Fsrs7> (reverse mode on a tape) matches forward-mode Dual on random cards") {
+TEST_CASE("GradientKernel<Fsrs7> (reverse mode by hand) matches forward-mode Dual on random cards") {
   srs::models::Fsrs7 secs;
   secs.secs = true;
   const HarnessCounts c = check_kernel(secs, 80);
@@ -330,6 +332,73 @@ TEST_CASE("GradientKernel<Fsrs7> (reverse mode on a tape) matches forward-mode D
   CHECK(c.same_day > 300);
   CHECK(c.clamped > 20);
   CHECK(check_kernel(srs::models::Fsrs7{}, 30).rows > 500);  // whole days, the other stability floor
+}
+
+TEST_CASE("ReverseModeKernel<Fsrs7> (reverse mode on a tape) matches forward-mode Dual on random cards") {
+  srs::models::Fsrs7 secs;
+  secs.secs = true;
+  using Tape = srs::optim::ReverseModeKernel<srs::models::Fsrs7>;
+  CHECK(check_kernel<srs::models::Fsrs7, Tape>(secs, 40).rows > 1500);
+  CHECK(check_kernel<srs::models::Fsrs7, Tape>(srs::models::Fsrs7{}, 15).rows > 200);
+}
+
+TEST_CASE("GradientKernel<Fsrs7> equals ReverseModeKernel<Fsrs7>: the same predictions, the gradient to rounding") {
+  using M = srs::models::Fsrs7;
+  constexpr std::size_t N = M::num_params;
+  M secs;
+  secs.secs = true;
+  std::size_t rows = 0;
+  for (const M& m : {secs, M{}}) {
+    srs::optim::GradientKernel<M> kernel(m);
+    srs::optim::ReverseModeKernel<M> tape(m);
+    for (const Draw how : {Draw::in_box, Draw::uniform, Draw::at_bounds}) {
+      for (std::uint64_t seed = 0; seed < 60; ++seed) {
+        CAPTURE(static_cast<int>(how));
+        CAPTURE(seed);
+        std::array<double, N> w = draw_params(m, seed + 1000, how);
+        if (seed % 10 == 9) {
+          // The short curve's decay w23 Ŝ^(w33 - 0.3) exactly at its lower
+          // bound 0.01 (the clamp passes the gradient there).
+          w[23] = 0.01;
+          w[33] = 0.3;
+        }
+        const std::span<const double, N> ws(w);
+        kernel.reset(ws);
+        tape.reset(ws);
+        std::mt19937_64 rng(seed * 7 + 3);
+        const std::vector<Step> h = random_history(seed * 31 + static_cast<std::uint64_t>(how), 3 + seed % 60, seed % 3 != 0);
+        const CardRows r = card_rows(h, rng);
+        const std::size_t n = r.len.size();
+        auto len = [&](std::size_t k) { return r.len[k]; };
+        auto dt = [&](std::size_t k) { return r.dt[k]; };
+        std::array<double, N> g_kernel{}, g_tape{};
+        std::vector<double> p_kernel(n), p_tape(n);
+        const auto run = [&](auto& k, std::vector<double>& p, std::array<double, N>& g) {
+          k.card(
+              std::span<const Step>(h), n, len, dt,
+              [&](std::size_t i, double pi) {
+                p[i] = pi;
+                return r.weight[i] * srs::optim::bce_derivative(pi, r.y[i]);
+              },
+              std::span<double, N>(g));
+        };
+        run(kernel, p_kernel, g_kernel);
+        run(tape, p_tape, g_tape);
+        for (std::size_t k = 0; k < n; ++k) {
+          CAPTURE(k);
+          CHECK(p_kernel[k] == p_tape[k]);  // both the model's double path
+        }
+        double scale = 1;
+        for (double g : g_tape) scale = std::max(scale, std::abs(g));
+        for (std::size_t j = 0; j < N; ++j) {
+          CAPTURE(j);
+          CHECK(std::abs(g_kernel[j] - g_tape[j]) <= 1e-11 * scale);
+        }
+        rows += n;
+      }
+    }
+  }
+  CHECK(rows > 6000);
 }
 
 TEST_CASE("GradientKernel<FsrsRs>: FSRS-6's reverse mode on whole-day cards, forward mode on the others") {

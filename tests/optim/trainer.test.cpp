@@ -20,7 +20,9 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/act_r.hpp>     // srs::models::ActR
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs5, Fsrs6
+#include <srs/models/fsrs7.hpp>     // srs::models::Fsrs7
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
+#include <srs/optim/kernels/reverse_mode.hpp>  // srs::optim::ReverseModeKernel
 #include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
 #include <srs/optim/trainer.hpp>    // srs::optim::train, TrainMode, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
@@ -257,6 +259,16 @@ struct Fsrs6Forward : srs::models::Fsrs6 {};
 static_assert(!srs::optim::GradientKernel<srs::models::Fsrs6>::generic);
 static_assert(srs::optim::GradientKernel<Fsrs6Forward>::generic);
 
+/// FSRS-7 trained through the tape (ReverseModeKernel), its kernel before the hand-written one.
+struct Fsrs7Tape : srs::models::Fsrs7 {};
+}  // namespace
+template <>
+class srs::optim::GradientKernel<Fsrs7Tape> : public srs::optim::ReverseModeKernel<Fsrs7Tape> {
+ public:
+  using ReverseModeKernel<Fsrs7Tape>::ReverseModeKernel;
+};
+namespace {
+
 /// A simulated user preprocessed as for --short, with the indices of all its rows.
 struct ShortUser {
   srs::data::Dataset ds;
@@ -313,7 +325,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   std::vector<double> recency(u.rows.size());
   for (std::size_t i = 0; i < recency.size(); ++i)
     recency[i] = 0.25 + 0.75 * static_cast<double>(i) / static_cast<double>(recency.size());
-  const auto check_same = [&](const auto& model, std::span<const double> weights, bool reports_epochs = true) {
+  const auto check_same = [&](const auto& model, std::span<const double> weights, std::size_t reports = 6) {
     srs::optim::TrainOptions opt;
     std::vector<double> shared_loss, alone_loss;
     opt.on_epoch = [&](int, double loss) { shared_loss.push_back(loss); };
@@ -323,7 +335,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
     const auto alone = srs::optim::train(model, u.ds, all, weights, opt);
     CHECK(shared == alone);
     CHECK(shared != model.default_params());
-    REQUIRE(shared_loss.size() == (reports_epochs ? 6U : 0U));
+    REQUIRE(shared_loss.size() == reports);
     CHECK(shared_loss == alone_loss);  // bit for bit, every epoch
   };
   check_same(srs::models::Fsrs6{}, {});
@@ -332,7 +344,34 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   check_same(srs::models::Fsrs5{}, recency);
   check_same(srs::models::ActR{}, {});
   check_same(srs::models::ActR{}, recency);
-  check_same(srs::models::FsrsRs{}, {}, false);  // its own trainer (fsrs-rs's batches, no on_epoch)
+  check_same(srs::models::Fsrs7{}, {}, 10);
+  check_same(srs::models::Fsrs7{}, recency, 10);
+  check_same(srs::models::FsrsRs{}, {}, 0);  // its own trainer (fsrs-rs's batches, no on_epoch)
+}
+
+TEST_CASE("train: FSRS-7's hand-written kernel gives the tape's parameters, in both batchings") {
+  // GradientKernel<Fsrs7> against ReverseModeKernel<Fsrs7> (Fsrs7Tape): the
+  // gradients agree to rounding; after 9 epochs and rounding to 4 decimals the
+  // parameters agree to the last decimal.
+  const ShortUser u = short_user(9, 120, "fsrs7");
+  const std::span<const std::size_t> all(u.rows);
+  srs::models::Fsrs7 secs;
+  secs.secs = true;
+  Fsrs7Tape secs_tape;
+  secs_tape.secs = true;
+  srs::optim::TrainOptions fast;
+  fast.batching = srs::optim::Batching::card_window;
+  for (const srs::optim::TrainOptions& opt : {srs::optim::TrainOptions{}, fast}) {
+    for (const bool in_secs : {false, true}) {
+      const auto a = in_secs ? srs::optim::train(secs, u.ds, all, {}, opt) : srs::optim::train(srs::models::Fsrs7{}, u.ds, all, {}, opt);
+      const auto b = in_secs ? srs::optim::train(secs_tape, u.ds, all, {}, opt) : srs::optim::train(Fsrs7Tape{}, u.ds, all, {}, opt);
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        CAPTURE(k);
+        CHECK(std::abs(a[k] - b[k]) <= 1.5e-4);
+      }
+      CHECK(a != srs::models::Fsrs7{}.default_params());
+    }
+  }
 }
 
 TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pass in card-window batches") {

@@ -223,16 +223,36 @@ struct Fsrs7 {
             T(dv.weight_ratio * exp(w[30] * ln_s + w[29] * ln_ss + d5 * dv.d_weight))};
   }
 
-  /// The curve's two components at interval t: the short r1 = (t/Ŝ f1 + 1)^decay1
-  /// and the long r2 = (t/S f2 τ + 1)^decay2. `Time` is double, or the scalar
-  /// type when the interval itself carries a gradient (the penalty's simulated card).
+  /// (1 + x)^y as e^(y ln(1 + x)): the components' power by default (FSRS-7's
+  /// gradient kernel passes its own, which keeps ln(1 + x) for ∂/∂y).
+  struct Pow1p {
+    template <class T>
+    T operator()(const T& x, const T& y) const {
+      using std::exp;
+      using std::log1p;
+      return exp(y * log1p(x));
+    }
+  };
+
+  /// The curve's short component at interval t, r1 = (t/Ŝ f1 + 1)^decay1, the
+  /// power by `pow1p`. `Time` is double, or the scalar type when the interval
+  /// itself carries a gradient (the penalty's simulated card).
+  template <class T, class Time, class Pow = Pow1p>
+  static T short_component(const CurveTerms<T>& c, const Time& t, const T& s_short, Pow pow1p = {}) {
+    return pow1p(T(nonnegative<T>(t) / s_short * c.factor1), c.decay1);
+  }
+
+  /// The curve's long component at interval t, r2 = (t/S f2 τ + 1)^decay2, the power by `pow1p`.
+  template <class T, class Time, class Pow = Pow1p>
+  static T long_component(const Derived<T>& dv, const CurveTerms<T>& c, const Time& t, const T& s, Pow pow1p = {}) {
+    return pow1p(T(nonnegative<T>(t) / s * c.factor2), dv.decay2);
+  }
+
+  /// The curve's two components at interval t: {r1, r2}.
   template <class T, class Time>
   static std::pair<T, T> components(const Derived<T>& dv, const CurveTerms<T>& c, const Time& t, const T& s,
                                     const T& s_short) {
-    using std::exp;
-    using std::log1p;
-    const auto u = nonnegative<T>(t);
-    return {exp(c.decay1 * log1p(T(u / s_short * c.factor1))), exp(dv.decay2 * log1p(T(u / s * c.factor2)))};
+    return {short_component(c, t, s_short), long_component(dv, c, t, s)};
   }
 
   /// ρ = (r1 + κ r2) / (1 + κ): the mixture before the final rescale.
