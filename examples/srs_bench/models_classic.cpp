@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // srs-bench's other non-neural models: HLR, DASH, ACT-R, SM-2, Anki's SM-2,
-// Ebisu and the baselines.
+// Ebisu, the baselines and SBD.
 #include "models.hpp"
 
 #include <srs/models/act_r.hpp>   // models::ActR
@@ -10,6 +10,7 @@
 #include <srs/models/ebisu.hpp>   // models::EbisuV2
 #include <srs/models/hlr.hpp>     // models::Hlr
 #include <srs/models/online.hpp>  // models::MovingAvg, models::RmseBinsExploit
+#include <srs/models/sbd.hpp>     // models::Sbd
 #include <srs/models/sm2.hpp>     // models::Sm2, models::Sm2Trainable
 
 namespace srs_bench {
@@ -29,6 +30,7 @@ std::span<const ModelEntry> classic_models() {
       {"MOVING-AVG", &make_model<models::MovingAvg>},
       {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>},
       {"AVG", &make_model<models::Avg>},
+      {"SBD", &make_model<models::Sbd>},
   };
   return table;
 }

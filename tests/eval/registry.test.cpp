@@ -93,6 +93,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "MOVING-AVG",
                                           "RMSE-BINS-EXPLOIT",
                                           "AVG",
+                                          "SBD",
                                           "GRU",
                                           "GRU-P",
                                           "LSTM",
@@ -131,6 +132,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"MOVING-AVG", 0, 0, 0, 0, false, K::classic},
       {"RMSE-BINS-EXPLOIT", 0, 0, 0, 0, false, K::classic},
       {"AVG", 0, 0, 0, 0, false, K::classic},
+      {"SBD", 7, 0, 0, 0, true, K::classic},
       {"GRU", 39, 0, 0, 0, true, K::neural},
       {"GRU-P", 297, 0, 0, 0, true, K::neural},
       {"LSTM", 8869, 0, 40, 0, true, K::neural},
@@ -176,8 +178,8 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 20 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
-  CHECK(names == 20 * 432 + 6 * 144);
+  // 21 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 21 * 432 + 6 * 144);
   // Spot checks.
   CHECK(count_of("FSRS-6-short") == 21u);
   CHECK(count_of("FSRS-6-short-fast") == 21u);
@@ -239,6 +241,8 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"Ebisu-v2", 0},
       {"AVG", 0},
       {"RMSE-BINS-EXPLOIT", 0},
+      {"SBD-short-secs-recency-equalize_test_with_non_secs", 7},
+      {"SBD-default-short-secs", 0},
       {"GRU", 39},
       {"GRU-P", 297},
       {"GRU-P-short", 297},
