@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // srs-bench's other non-neural models: HLR, DASH, ACT-R, SM-2, Anki's SM-2,
-// Ebisu, the baselines and LogisticRegression.
+// Ebisu, the baselines, LogisticRegression and SBD.
 #include "models.hpp"
 
 #include <srs/models/act_r.hpp>   // models::ActR
@@ -11,6 +11,7 @@
 #include <srs/models/hlr.hpp>     // models::Hlr
 #include <srs/models/logistic_regression.hpp>  // models::LogisticRegression
 #include <srs/models/online.hpp>  // models::MovingAvg, models::RmseBinsExploit
+#include <srs/models/sbd.hpp>     // models::Sbd
 #include <srs/models/sm2.hpp>     // models::Sm2, models::Sm2Trainable
 
 namespace srs_bench {
@@ -31,6 +32,7 @@ std::span<const ModelEntry> classic_models() {
       {"RMSE-BINS-EXPLOIT", &make_model<models::RmseBinsExploit>},
       {"AVG", &make_model<models::Avg>},
       {"LogisticRegression", &make_model<models::LogisticRegression>},
+      {"SBD", &make_model<models::Sbd>},
   };
   return table;
 }

@@ -96,6 +96,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "RMSE-BINS-EXPLOIT",
                                           "AVG",
                                           "LogisticRegression",
+                                          "SBD",
                                           "GRU",
                                           "GRU-P",
                                           "LSTM",
@@ -136,6 +137,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"RMSE-BINS-EXPLOIT", 0, 0, 0, 0, false, K::classic},
       {"AVG", 0, 0, 0, 0, false, K::classic},
       {"LogisticRegression", 34, 0, 0, 0, true, K::classic},
+      {"SBD", 7, 0, 0, 0, true, K::classic},
       {"GRU", 39, 0, 0, 0, true, K::neural},
       {"GRU-P", 297, 0, 0, 0, true, K::neural},
       {"LSTM", 8869, 0, 40, 0, true, K::neural},
@@ -181,8 +183,8 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 22 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
-  CHECK(names == 22 * 432 + 6 * 144);
+  // 23 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 23 * 432 + 6 * 144);
   // FSRS-7's own flags, --sched_penalties and --epochs N, on every flag set.
   const eval::BenchmarkModel& fsrs7 = *eval::find_benchmark_model("FSRS-7");
   for (eval::RunFlags f : registry_flag_sets(true)) {
@@ -266,6 +268,8 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"Ebisu-v2", 0},
       {"AVG", 0},
       {"RMSE-BINS-EXPLOIT", 0},
+      {"SBD-short-secs-recency-equalize_test_with_non_secs", 7},
+      {"SBD-default-short-secs", 0},
       {"GRU", 39},
       {"GRU-P", 297},
       {"GRU-P-short", 297},

@@ -133,7 +133,9 @@ inline std::vector<std::size_t> card_order(const Revlog& log) {
   const std::size_t n = log.rows.size();
   std::vector<std::size_t> order(n);
   if (n == 0) return order;
-  auto [lo, hi] = std::pair{log.rows[0].card_id, log.rows[0].card_id};
+  // Two variables, not a structured binding: the lambda below captures lo (clang 14 cannot capture bindings).
+  auto lo = log.rows[0].card_id;
+  auto hi = lo;
   for (const RevlogRow& r : log.rows) {
     lo = std::min(lo, r.card_id);
     hi = std::max(hi, r.card_id);

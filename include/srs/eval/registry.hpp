@@ -71,6 +71,7 @@
 #include <srs/models/logistic_regression.hpp>  // models::LogisticRegression
 #include <srs/models/neural_shapes.hpp>  // models::GruShape, GruPShape, LstmShape, TransformerShape, Nn17Shape (no Eigen)
 #include <srs/models/online.hpp>         // models::MovingAvg, models::RmseBinsExploit
+#include <srs/models/sbd.hpp>            // models::Sbd
 #include <srs/models/sm2.hpp>            // models::Sm2, models::Sm2Trainable
 
 namespace srs::eval {
@@ -139,6 +140,7 @@ inline std::span<const BenchmarkModel> benchmark_models() {
       describe_model<models::RmseBinsExploit>("RMSE-BINS-EXPLOIT", K::classic, false),
       describe_model<models::Avg>("AVG", K::classic, false),
       describe_model<models::LogisticRegression>("LogisticRegression", K::classic, true),
+      describe_model<models::Sbd>("SBD", K::classic, true),
       describe_model<models::GruShape>("GRU", K::neural, true),
       describe_model<models::GruPShape>("GRU-P", K::neural, true),
       describe_model<models::LstmShape>("LSTM", K::neural, true),

@@ -526,9 +526,12 @@ void train_reference_batches(TrainerCore<M>& t) {
   std::vector<std::uint32_t> last;
   if (t.opt.share_histories && (ReplaysHistoryTrees<Kernel> || SharesRowHistories<Kernel>)) {
     last.reserve(t.grad_rows.size());
-    for (const auto& [begin, end] : batches)
+    for (const auto& batch : batches) {
+      const std::size_t begin = batch.first;  // not a structured binding: clang 14 cannot capture one
       trees.push_back(history_tree(
-          end - begin, [&](std::size_t i) { return t.ds.history(t.ds.items[t.grad_rows[begin + i].item]); }, last));
+          batch.second - begin, [&](std::size_t i) { return t.ds.history(t.ds.items[t.grad_rows[begin + i].item]); },
+          last));
+    }
   }
   // A kernel that replays trees: what each row's loss term needs, in row order.
   struct TreeRow {
