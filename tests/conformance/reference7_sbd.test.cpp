@@ -149,7 +149,7 @@ void check_line(const std::string& dataset, const json::Value& ours) {
                  << m.at("RMSE(bins)").as_double() - ref.at("RMSE(bins)").as_double() << ")");
   const double size = static_cast<double>(ref.at("size").as_int());
   CHECK(std::fabs(dll) <= (size >= 1000 ? 0.003 : 0.01));
-  CHECK(std::fabs(m.at("RMSE(bins)").as_double() - ref.at("RMSE(bins)").as_double()) <= (size >= 1000 ? 0.006 : 0.02));
+  CHECK(std::fabs(m.at("RMSE(bins)").as_double() - ref.at("RMSE(bins)").as_double()) <= 0.002);
   CHECK(std::fabs(dauc) <= 0.002);
   const json::Value& params = ours.at("parameters").at("0");
   REQUIRE(params.size() == 7);
