@@ -84,6 +84,7 @@ std::vector<Runner> make_runners(const Options& o) {
     if (!model) usage_error("unknown model '" + m + "'; available: " + model_names());
     if (!model->trained && (o.flags.defaults || o.flags.s0))
       usage_error("--default/--S0 apply to trained models, not " + m);
+    if (o.flags.duration && m != "LSTM") usage_error("--duration applies to the LSTM only, not " + m);
     out.push_back(entry_of(*model).make(name, o));
   }
   return out;
@@ -105,6 +106,7 @@ bool run_neural_flags(Options& o) {
   if (!o.weights.empty()) usage_error("--pretrain-users and --weights exclude each other");
   if (o.models.size() != 1 || !neural(o.models[0]))
     usage_error("--pretrain-users needs exactly one --model: GRU, GRU-P, LSTM, Transformer or NN-17");
+  if (o.flags.duration && o.models[0] != "LSTM") usage_error("--duration applies to the LSTM only, not " + o.models[0]);
   try {
     data::PreprocessOptions pre;
     pre.short_term = o.flags.short_term;

@@ -31,7 +31,7 @@ Runner make_runner(const std::string& result_name, M model, const Options& o) {
   return {result_name, [ev](const data::Dataset& d) { return ev->run(d); }};
 }
 
-/// A model of type M with the options' settings (--secs, --short, --sched_penalties, --epochs, --weights).
+/// A model of type M with the options' settings (--secs, --short, --sched_penalties, --epochs, --duration, --weights).
 template <class M>
 Runner make_model(const std::string& result_name, const Options& o) {
   M model{};
@@ -50,6 +50,8 @@ Runner make_model(const std::string& result_name, const Options& o) {
   } else if (o.flags.epochs > 0) {
     usage_error("--epochs applies to FSRS-7, not " + std::string(M::name));
   }
+  // --duration: the LSTM reads each review's duration.
+  if constexpr (requires { model.use_durations = true; }) model.use_durations = o.flags.duration;
   // --weights: neural models fine-tune from pretrained weights.
   if constexpr (requires { model.load_weights(o.weights); }) {
     if (!o.weights.empty()) model.load_weights(o.weights);
@@ -71,6 +73,7 @@ template <class M>
 void pretrain_model(const Options& o, std::span<const data::Dataset> users) {
   M model{};
   if constexpr (requires { model.secs = true; }) model.secs = o.flags.secs;
+  if constexpr (requires { model.use_durations = true; }) model.use_durations = o.flags.duration;
   models::PretrainOptions po = model.pretraining();
   if (o.pretrain_epochs > 0) po.epochs = static_cast<int>(o.pretrain_epochs);
   if (o.pretrain_batch > 0) po.batch_size = o.pretrain_batch;

@@ -65,6 +65,8 @@ Protocol flags (as in the reference benchmark; they also name the result file):
                       card for all its rows (much faster; not the reference's
                       batches, LogLoss within its tolerance; suffix -fast)
   --two_buttons       map Hard and Easy to Good before anything else (-binary)
+  --duration          LSTM only: feed each earlier review's answer time (the
+                      revlog's duration column) instead of a constant (-duration)
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
 
@@ -191,6 +193,8 @@ Options parse_args(int argc, char** argv) {
       o.flags.sched_penalties = true;
     } else if (a == "--epochs") {
       o.flags.epochs = static_cast<int>(parse_count(a, value()));
+    } else if (a == "--duration") {
+      o.flags.duration = true;
     } else if (a == "--precision") {
       const std::string& p = value();
       if (p == "float" || p == "float32") {

@@ -7,8 +7,10 @@
 // fractional intervals, same-day rows, day-based i, every earlier Again a
 // lapse, the --short row filter on seconds, no outlier filter) and the
 // equalize mode (§2.17: both datasets, the checks, non_secs_review_th, the
-// day-based lapse count of §10.2), on the
-// worked example and small hand-made logs with hand-computed expectations.
+// day-based lapse count of §10.2), on the worked example and small hand-made
+// logs with hand-computed expectations; each history step carries its own
+// review's duration (Step::duration, for the LSTM's --duration) in every mode,
+// and a Step is still 16 bytes.
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::sort
@@ -696,4 +698,74 @@ TEST_CASE("preprocess equalize: needs secs, a failed check names the user and th
   strict.short_term = true;
   strict.equalize_test_with_non_secs = true;
   CHECK_THROWS_AS(srs::data::preprocess(worked_example(), strict), srs::NotEnoughData);
+}
+
+TEST_CASE("preprocess: each history step carries its own review's duration, in every mode") {
+  // A Step holds the duration in what was padding: still 16 bytes.
+  CHECK(sizeof(srs::data::Step) == 16);
+  // The worked example, durations 110, 120, ..., 170 ms on R1..R7 (the log has one card).
+  Revlog log = worked_example();
+  for (std::size_t k = 0; k < log.rows.size(); ++k) log.rows[k].duration = 110 + 10 * static_cast<std::int32_t>(k);
+  auto durations = [](const Dataset& ds, const Item& it) {
+    std::vector<int> d;
+    for (const auto& s : ds.history(it)) d.push_back(s.duration);
+    return d;
+  };
+  {
+    // --short: R7's history is R1..R6 (same-day reviews included).
+    const Dataset ds = srs::data::preprocess(log, no_filter(true));
+    REQUIRE(ds.items.size() == 3);
+    CHECK(durations(ds, ds.items[0]) == std::vector<int>{110, 120, 130});
+    CHECK(durations(ds, ds.items[2]) == std::vector<int>{110, 120, 130, 140, 150, 160});
+  }
+  {
+    // Without --short the same-day reviews R2, R3, R6 leave the histories, with their durations.
+    const Dataset ds = srs::data::preprocess(log, no_filter(false));
+    REQUIRE(ds.items.size() == 3);
+    CHECK(durations(ds, ds.items[0]) == std::vector<int>{110});
+    CHECK(durations(ds, ds.items[2]) == std::vector<int>{110, 140, 150});
+  }
+  {
+    // Secs and equalize: the secs histories, durations alongside.
+    PreprocessOptions o = no_filter(true);
+    o.secs = true;
+    const Dataset secs = srs::data::preprocess(log, o);
+    o.equalize_test_with_non_secs = true;
+    const Dataset eq = srs::data::preprocess(log, o);
+    for (const Dataset* ds : {&secs, &eq}) {
+      REQUIRE(ds->items.back().review_th == 7);
+      CHECK(durations(*ds, ds->items.back()) == std::vector<int>{110, 120, 130, 140, 150, 160});
+    }
+  }
+  // Many cards, ratings 0 dropped: each step's duration names its own raw row
+  // (duration = 10 x row + 7), a row of the item's card before the item, in order.
+  LogBuilder b;
+  b.card(0, {{0, 3}, {0, 0}, {1, 3}, {3, 1}, {3, 3}, {9, 3}});
+  b.card(1, {{0, 1}, {2, 3}, {2, 0}, {5, 3}, {11, 2}});
+  b.card(2, {{1, 4}, {4, 3}, {4, 3}, {10, 3}});
+  Revlog many = b.build();
+  for (std::size_t k = 0; k < many.rows.size(); ++k) many.rows[k].duration = 10 * static_cast<std::int32_t>(k) + 7;
+  for (bool secs : {false, true}) {
+    CAPTURE(secs);
+    PreprocessOptions o = no_filter(true);
+    o.secs = secs;
+    const Dataset ds = srs::data::preprocess(many, o);
+    REQUIRE(!ds.items.empty());
+    for (const Item& it : ds.items) {
+      CAPTURE(it.review_th);
+      long previous = -1;
+      for (const auto& s : ds.history(it)) {
+        const long raw = (s.duration - 7) / 10;
+        CHECK((s.duration - 7) % 10 == 0);
+        REQUIRE(raw >= 0);
+        REQUIRE(raw < static_cast<long>(many.rows.size()));
+        const RevlogRow& r = many.rows[static_cast<std::size_t>(raw)];
+        CHECK(r.card_id == it.card_id);
+        CHECK(r.rating == s.rating);  // never a dropped rating-0 row
+        CHECK(raw > previous);
+        CHECK(raw + 1 < it.review_th);
+        previous = raw;
+      }
+    }
+  }
 }

@@ -9,7 +9,8 @@
 //   * every name srs-bench can write: each model x every flag combination
 //     srs-bench accepts (--default / --S0 only for trained models, each alone;
 //     --equalize_test_with_non_secs only with --secs; --partitions none,
-//     preset, deck; --short, --recency, --fast, --two_buttons on or off):
+//     preset, deck; --short, --recency, --fast, --two_buttons on or off;
+//     the LSTM also with --duration):
 //     eval::result_name's name reads back (parse_result_name) as the same
 //     model and flags, and result_parameter_count gives the count of the rule
 //     (0 untrained or -default, the S0 fit's with -S0, all but the Hard/Easy-
@@ -19,8 +20,9 @@
 //     15, FSRS-6-dry-run 0, FSRS-5-pretrain 4, SM2 0, SM2-short 0,
 //     SM2-trainable 6, Anki 7, Anki-dry-run 0, GRU-P-short 297, FSRS-rs 21,
 //     FSRS-7 34 (and its -sched_penalties and -100epochs runs),
-//     FSRS-5-disable_short_term 17, the neutral suffixes (-duration, -dev, ...);
-//     unknown models and repeated suffixes give nothing.
+//     FSRS-5-disable_short_term 17, the neutral suffixes (-dev, ...);
+//     -duration reads back as the --duration flag (LSTM 8869); unknown models
+//     and repeated suffixes give nothing.
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional
 #include <set>          // std::set
@@ -39,7 +41,7 @@ namespace {
 namespace eval = srs::eval;
 
 /// Every flag combination srs-bench accepts for a model (see the file comment).
-std::vector<eval::RunFlags> registry_flag_sets(bool trained) {
+std::vector<eval::RunFlags> registry_flag_sets(bool trained, bool duration) {
   std::vector<eval::RunFlags> out;
   for (int mode = 0; mode < (trained ? 3 : 1); ++mode)  // none, --default, --S0
     for (int secs = 0; secs < 3; ++secs)                // none, --secs, --secs --equalize_test_with_non_secs
@@ -59,13 +61,20 @@ std::vector<eval::RunFlags> registry_flag_sets(bool trained) {
           f.two_buttons = bits & 8;
           out.push_back(f);
         }
+  if (duration)  // --duration (the LSTM only): each of them again with it
+    for (std::size_t k = 0, n = out.size(); k < n; ++k) {
+      eval::RunFlags f = out[k];
+      f.duration = true;
+      out.push_back(f);
+    }
   return out;
 }
 
 bool same_flags(const eval::RunFlags& a, const eval::RunFlags& b) {
   return a.defaults == b.defaults && a.s0 == b.s0 && a.sched_penalties == b.sched_penalties &&
-         a.two_buttons == b.two_buttons && a.short_term == b.short_term && a.secs == b.secs && a.recency == b.recency &&
-         a.equalize == b.equalize && a.partitions == b.partitions && a.epochs == b.epochs && a.fast == b.fast;
+         a.two_buttons == b.two_buttons && a.short_term == b.short_term && a.secs == b.secs &&
+         a.duration == b.duration && a.recency == b.recency && a.equalize == b.equalize &&
+         a.partitions == b.partitions && a.epochs == b.epochs && a.fast == b.fast;
 }
 
 std::optional<std::size_t> count_of(std::string_view name) { return eval::result_parameter_count(name); }
@@ -163,7 +172,7 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
   std::set<std::string> seen;
   std::size_t names = 0;
   for (const eval::BenchmarkModel& m : eval::benchmark_models()) {
-    for (const eval::RunFlags& f : registry_flag_sets(m.trained)) {
+    for (const eval::RunFlags& f : registry_flag_sets(m.trained, m.name == "LSTM")) {
       const std::string name = eval::result_name(m.name, f);
       CAPTURE(name);
       CHECK(seen.insert(name).second);  // distinct flags, distinct names
@@ -183,11 +192,12 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 23 trained models x 3 x 3 x 3 x 16 flag sets + 6 untrained x 3 x 3 x 16.
-  CHECK(names == 23 * 432 + 6 * 144);
+  // 23 trained models x 3 x 3 x 3 x 16 flag sets (the LSTM twice: --duration)
+  // + 6 untrained x 3 x 3 x 16.
+  CHECK(names == 24 * 432 + 6 * 144);
   // FSRS-7's own flags, --sched_penalties and --epochs N, on every flag set.
   const eval::BenchmarkModel& fsrs7 = *eval::find_benchmark_model("FSRS-7");
-  for (eval::RunFlags f : registry_flag_sets(true)) {
+  for (eval::RunFlags f : registry_flag_sets(true, false)) {
     f.sched_penalties = true;
     f.epochs = 100;
     const std::string name = eval::result_name("FSRS-7", f);
@@ -221,6 +231,7 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
   CHECK(count_of("HLR-default") == 0u);
   CHECK(count_of("GRU-S0") == 0u);
   CHECK(count_of("LSTM-binary-short") == 8829u);
+  CHECK(count_of("LSTM-short-secs-duration-recency-equalize_test_with_non_secs-fast") == 8869u);
   CHECK(count_of("NN-17-binary") == 35u);
   CHECK(count_of("DASH[MCM]-short-deck") == 9u);
   CHECK(count_of("LogisticRegression-short-secs-recency-equalize_test_with_non_secs") == 34u);
@@ -296,6 +307,16 @@ TEST_CASE("registry: the reference benchmark's own result names") {
   CHECK(f5.model == nullptr);
   REQUIRE(f5.reference != nullptr);
   CHECK(f5.reference->name == "FSRS-5-disable_short_term");
+  // -duration is the --duration flag (the LSTM's real review durations), in
+  // the reference's published name and in srs-bench's.
+  const eval::ResultName lstm = eval::parse_result_name("LSTM-short-secs-duration-equalize_test_with_non_secs").value();
+  CHECK(lstm.model == eval::find_benchmark_model("LSTM"));
+  CHECK(lstm.flags.duration);
+  CHECK(lstm.flags.short_term);
+  CHECK(lstm.flags.secs);
+  CHECK(lstm.flags.equalize);
+  CHECK_FALSE(eval::parse_result_name("LSTM-short-secs-equalize_test_with_non_secs").value().flags.duration);
+  CHECK_FALSE(eval::parse_result_name("LSTM-duration-duration").has_value());
 
   // Unknown models, repeated or conflicting suffixes, suffixes alone: nothing.
   for (const char* name : {"My-model", "RWKV", "RWKV-P", "FSRS-6-short-short", "FSRS-6-default-dry-run",

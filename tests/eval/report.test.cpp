@@ -4,7 +4,7 @@
 //
 //   * result_name: the suffix order -default, -S0, -binary, -short, -recency
 //     for every flag combination srs-bench accepts (--default and --S0 exclude
-//     each other), as a literal table;
+//     each other), as a literal table; -duration after -secs, before -recency;
 //   * user_value: canonical non-negative integers that fit in int64 become JSON
 //     integers; everything else (including "007", so it stays distinct from
 //     "7") a JSON string;
@@ -111,6 +111,19 @@ TEST_CASE("report: result_name: suffixes in the reference's order") {
   fast.recency = true;
   fast.partitions = srs::data::PartitionBy::preset;
   CHECK(srs::eval::result_name("FSRS-6", fast) == "FSRS-6-short-recency-preset-fast");
+  // --duration (the LSTM's): after -secs, before -recency, as the reference's.
+  RunFlags lstm;
+  lstm.short_term = true;
+  lstm.secs = true;
+  lstm.duration = true;
+  lstm.equalize = true;
+  CHECK(srs::eval::result_name("LSTM", lstm) == "LSTM-short-secs-duration-equalize_test_with_non_secs");
+  lstm.recency = true;
+  lstm.fast = true;
+  CHECK(srs::eval::result_name("LSTM", lstm) == "LSTM-short-secs-duration-recency-equalize_test_with_non_secs-fast");
+  RunFlags duration_only;
+  duration_only.duration = true;
+  CHECK(srs::eval::result_name("LSTM", duration_only) == "LSTM-duration");
 }
 
 // ---------------------------------------------------------------------------

@@ -35,6 +35,12 @@
 //     unsorted rows) fail alone, each named with its file, line and column, and
 //     are listed again after the table (exit 1); a BOM and CRLF file is read
 //     like its plain twin; a directory without users is a usage error (exit 2);
+//   * --duration (the LSTM only): writes LSTM-short-secs-duration-equalize_test_with_non_secs,
+//     whose lines differ from the run without it when the reviews' durations
+//     differ, and equal it byte for byte when every duration is the constant
+//     10 s; with another model, beside another model or when pretraining
+//     another model it is a usage error; weights pretrained without it refuse
+//     it and weights pretrained with it need it;
 //   * a run killed with SIGKILL after its first result line, with a cut-off
 //     line added to a raw file, continued with --resume: all four files equal
 //     an uninterrupted run's byte for byte; a second --resume changes nothing.
@@ -223,7 +229,8 @@ TEST_CASE("srs_bench: --help documents every flag") {
                          "--quiet",
                          "--help",
                          "--partitions",
-                         "--equalize_test_with_non_secs"};
+                         "--equalize_test_with_non_secs",
+                         "--duration"};
   for (const std::string flag : flags) {
     CAPTURE(flag);
     CHECK((contains(r.out, flag + " ") || contains(r.out, flag + "\n")));
@@ -246,6 +253,7 @@ TEST_CASE("srs_bench: --help documents every flag") {
                                 "--S0",
                                 "--recency",
                                 "--two_buttons",
+                                "--duration",
                                 "--precision double",
                                 "--out x",
                                 "--raw",
@@ -891,4 +899,79 @@ TEST_CASE("srs_bench: neural models: --pretrain-users/--save-weights, then --wei
     CHECK(r.status == 2);
     CHECK(contains(r.err, message));
   }
+}
+
+TEST_CASE("srs_bench: --duration feeds the LSTM each review's duration, and only the LSTM") {
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  srs::data::Revlog varied = small_user("1", 1);
+  varied.rows.resize(varied.rows.size() / 3);  // enough for the LSTM, quickly
+  srs::data::Revlog constant = varied;
+  constant.user = "2";
+  for (srs::data::RevlogRow& r : constant.rows) r.duration = 10000;  // the LSTM's constant
+  std::int32_t lo = varied.rows[0].duration, hi = lo;
+  for (const srs::data::RevlogRow& r : varied.rows) {
+    lo = std::min(lo, r.duration);
+    hi = std::max(hi, r.duration);
+  }
+  REQUIRE(lo < hi);  // the simulated durations vary
+  write_users(data, {varied, constant});
+  const std::string common = "--data " + sh_quote(data.string()) +
+                             " --model LSTM --short --secs --equalize_test_with_non_secs --threads 2 --quiet --out ";
+  const fs::path with_dir = tmp.path / "with", without_dir = tmp.path / "without";
+  const Run with = bench(tmp, common + sh_quote(with_dir.string()) + " --duration");
+  CAPTURE(with.err);
+  REQUIRE(with.status == 0);
+  const Run without = bench(tmp, common + sh_quote(without_dir.string()));
+  REQUIRE(without.status == 0);
+  // The reference's name: -duration after -secs, before -equalize_test_with_non_secs.
+  const fs::path with_file = with_dir / "LSTM-short-secs-duration-equalize_test_with_non_secs.jsonl";
+  const fs::path without_file = without_dir / "LSTM-short-secs-equalize_test_with_non_secs.jsonl";
+  REQUIRE(fs::exists(with_file));
+  REQUIRE(fs::exists(without_file));
+  CHECK(contains(with.out, "LSTM-short-secs-duration-equalize_test_with_non_secs "));
+  const std::vector<std::string> w = lines_of(read_file(with_file)), wo = lines_of(read_file(without_file));
+  REQUIRE(w.size() == 2);
+  REQUIRE(wo.size() == 2);
+  // User 1's durations vary: other inputs, other predictions (same rows).
+  CHECK(w[0] != wo[0]);
+  CHECK(json::parse(w[0]).at("size") == json::parse(wo[0]).at("size"));
+  CHECK(json::parse(w[0]).at("metrics").at("LogLoss") != json::parse(wo[0]).at("metrics").at("LogLoss"));
+  // User 2's are all the constant 10 s: the same line, byte for byte.
+  CHECK(w[1] == wo[1]);
+
+  // Errors: status 2 and a message naming the problem.
+  const fs::path pool = tmp.path / "pool";
+  write_users(pool, {constant});
+  const fs::path plain = tmp.path / "plain.json", durations = tmp.path / "durations.json";
+  const std::string pretrain = "--model LSTM --pretrain-users " + sh_quote(pool.string()) +
+                               " --short --pretrain-epochs 1 --pretrain-batch 512 --quiet --save-weights ";
+  REQUIRE(bench(tmp, pretrain + sh_quote(plain.string())).status == 0);
+  REQUIRE(bench(tmp, pretrain + sh_quote(durations.string()) + " --duration").status == 0);
+  CHECK(json::parse(read_file(plain)).at("pretraining").contains("duration_ms"));
+  CHECK(json::parse(read_file(durations)).at("pretraining").at("durations").as_string() == "per review");
+  const std::string d = "--data " + sh_quote(data.string()) + " --short --out " + sh_quote((tmp.path / "bad").string());
+  const std::pair<std::string, std::string> cases[] = {
+      {d + " --model FSRS-6 --duration", "--duration applies to the LSTM only, not FSRS-6"},
+      {d + " --model LSTM --model AVG --duration", "--duration applies to the LSTM only, not AVG"},
+      {"--model GRU-P --pretrain-users " + sh_quote(pool.string()) + " --save-weights x.json --duration",
+       "--duration applies to the LSTM only, not GRU-P"},
+      {d + " --model LSTM --duration --weights " + sh_quote(plain.string()), "pretrained without durations"},
+      {d + " --model LSTM --weights " + sh_quote(durations.string()), "pretrained with --duration"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const Run r = bench(tmp, args);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, message));
+    CHECK_FALSE(fs::exists(tmp.path / "bad"));
+  }
+  // Matching weights and flags run.
+  const Run ok =
+      bench(tmp, "--data " + sh_quote(data.string()) + " --model LSTM --short --duration --quiet --weights " +
+                     sh_quote(durations.string()) + " --out " + sh_quote((tmp.path / "ok").string()));
+  CAPTURE(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(fs::exists(tmp.path / "ok" / "LSTM-short-duration.jsonl"));
 }

@@ -29,11 +29,15 @@
 namespace srs::data {
 
 /// One step of a card's history: the interval since the card's previous kept
-/// review (0 for its first review; whole days, or fractional days in secs mode)
-/// and the rating given (1..4).
+/// review (0 for its first review; whole days, or fractional days in secs mode),
+/// the rating given (1..4) and the review's answer time in ms (the revlog's
+/// `duration` column; 0 when unknown). Only the LSTM with durations
+/// (models::Lstm::use_durations) reads `duration`; it sits in what would
+/// otherwise be padding, so a Step stays 16 bytes.
 struct Step {
   double t = 0;
   std::int32_t rating = 0;
+  std::int32_t duration = 0;
 };
 
 /// One row of the final dataset: a review to predict, with its history.

@@ -11,8 +11,8 @@
 ///   2.7  delta_t = max(0, elapsed_days); secs mode: max(0, elapsed_seconds / 86400)
 ///   2.8  without --short: drop same-day reviews (elapsed_days == 0) entirely,
 ///        in both modes
-///   2.9  histories = the card's earlier kept reviews (delta_t, rating): whole
-///        days, or fractional days in secs mode
+///   2.9  histories = the card's earlier kept reviews (delta_t, rating, and
+///        the review's duration): whole days, or fractional days in secs mode
 ///   2.10 y = [rating > 1]; first_rating; rmse_bins_lapse = earlier reviews with
 ///        rating 1 and a day interval > 0 (plain secs mode: every earlier
 ///        rating 1, see below)
@@ -235,7 +235,7 @@ inline Dataset build_dataset(const Revlog& log, const PreprocessOptions& opt, st
       if (!opt.short_term || delta_t != 0 || kept == 1) {
         cand.push_back({raw, position, delta_t, 1 + day_reviews, lapses});
       }
-      ds.steps.push_back({delta_t, rating});
+      ds.steps.push_back({delta_t, rating, r.duration});
       if (step_days) step_days->push_back(days);
       // 2.10: an Again after a day or more; plain secs mode: every Again (the
       // reference's test of the interval string against "0" is always true

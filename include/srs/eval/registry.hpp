@@ -32,21 +32,21 @@
 ///   -S0 and -binary              the initialized ones that are not Hard/Easy-only
 ///   otherwise                    num_params
 ///
-/// The other suffixes (-sched_penalties, -short, -secs, -recency,
-/// -equalize_test_with_non_secs, -preset / -deck: one parameter set per
-/// partition, -<N>epochs, -fast: batching) name how a model ran, not its
-/// parameters.
+/// The other suffixes (-sched_penalties, -short, -secs, -duration: the LSTM's
+/// real review durations, -recency, -equalize_test_with_non_secs, -preset /
+/// -deck: one parameter set per partition, -<N>epochs, -fast: batching) name
+/// how a model ran, not its parameters.
 ///
 /// **Result names** (parse_result_name): srs-bench's, model + the suffixes of
 /// eval::result_name (eval/report.hpp), and the reference benchmark's own
 /// (docs/protocol.md §8): its model names "SM2", "SM2-trainable" and "Anki" (=
 /// SM-2, SM-2-trainable, Anki-SM-2-trainable), its older suffixes "-dry-run"
 /// (= -default) and "-pretrain" (= -S0), the suffixes that do not change the
-/// parameters (-duration, -no_test_same_day, -no_train_same_day,
-/// -train_equals_test, -dev; -sched_penalties and "-<N>epochs" are flags of
-/// FSRS-7's runs), and the models srs does not have, with the reference
-/// README's counts: FSRS-5-disable_short_term (17). Suffixes may come in any
-/// order, each at most once.
+/// parameters (-no_test_same_day, -no_train_same_day, -train_equals_test,
+/// -dev; -duration is the LSTM's --duration, -sched_penalties and
+/// "-<N>epochs" are flags of FSRS-7's runs), and the models srs does not have,
+/// with the reference README's counts: FSRS-5-disable_short_term (17).
+/// Suffixes may come in any order, each at most once.
 #pragma once
 
 #include <array>        // std::array
@@ -204,6 +204,7 @@ enum class Suffix {
   two_buttons,
   short_term,
   secs,
+  duration,
   recency,
   equalize,
   partitions,
@@ -227,12 +228,12 @@ inline constexpr SuffixInfo result_suffixes[] = {
     {"-binary", Suffix::two_buttons},
     {"-short", Suffix::short_term},
     {"-secs", Suffix::secs},
+    {"-duration", Suffix::duration},
     {"-recency", Suffix::recency},
     {"-equalize_test_with_non_secs", Suffix::equalize},
     {"-preset", Suffix::partitions, data::PartitionBy::preset},
     {"-deck", Suffix::partitions, data::PartitionBy::deck},
     {"-fast", Suffix::fast},
-    {"-duration", Suffix::neutral},
     {"-no_test_same_day", Suffix::neutral},
     {"-no_train_same_day", Suffix::neutral},
     {"-train_equals_test", Suffix::neutral},
@@ -312,6 +313,9 @@ inline std::optional<ResultName> parse_result_name(std::string_view name) {
         break;
       case Suffix::secs:
         f.secs = true;
+        break;
+      case Suffix::duration:
+        f.duration = true;
         break;
       case Suffix::recency:
         f.recency = true;

@@ -41,6 +41,7 @@ struct RunFlags {
   bool two_buttons = false;      ///< --two_buttons  → "-binary"
   bool short_term = false;   ///< --short        → "-short"
   bool secs = false;         ///< --secs         → "-secs"
+  bool duration = false;     ///< --duration (LSTM only: real review durations) → "-duration"
   bool recency = false;      ///< --recency      → "-recency"
   bool equalize = false;     ///< --equalize_test_with_non_secs → "-equalize_test_with_non_secs"
   data::PartitionBy partitions = data::PartitionBy::none;  ///< --partitions preset|deck → "-preset" / "-deck"
@@ -52,7 +53,8 @@ struct RunFlags {
 
 /// Result name = model name + suffixes, e.g. "FSRS-6-short", "FSRS-6-default-short",
 /// "FSRS-6-short-secs-equalize_test_with_non_secs", "FSRS-6-short-preset",
-/// "FSRS-7-short-secs-recency-equalize_test_with_non_secs-100epochs".
+/// "FSRS-7-short-secs-recency-equalize_test_with_non_secs-100epochs",
+/// "LSTM-short-secs-duration-equalize_test_with_non_secs".
 inline std::string result_name(std::string_view model, const RunFlags& f) {
   std::string name(model);
   if (f.defaults) name += "-default";
@@ -61,6 +63,7 @@ inline std::string result_name(std::string_view model, const RunFlags& f) {
   if (f.two_buttons) name += "-binary";
   if (f.short_term) name += "-short";
   if (f.secs) name += "-secs";
+  if (f.duration) name += "-duration";
   if (f.recency) name += "-recency";
   if (f.equalize) name += "-equalize_test_with_non_secs";
   if (f.partitions != data::PartitionBy::none) name.append("-").append(data::partition_by_name(f.partitions));

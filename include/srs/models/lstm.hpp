@@ -6,8 +6,12 @@
 ///
 /// Input step j (6 features): ((ln(1e-5 + t_j) - μ_t)/σ_t, (ln clamp(dur_j, 100, 60000) - μ_d)/σ_d,
 /// one-hot(max(r_j, 1)) ∈ R⁴), with μ, σ the `input_mean`/`input_std` buffers
-/// computed at pretraining. The network (hidden size 20; LN = LayerNorm over
-/// the 20 features, ε 1e-5, "no bias" = γ only):
+/// computed at pretraining (mean 0 and std 1 without pretrained weights, as
+/// the reference's module without its file) and dur_j the answer time in ms
+/// of review j itself (data::Step::duration) with `use_durations` (the
+/// reference's --duration), else the constant `duration_ms`. The network
+/// (hidden size 20; LN = LayerNorm over the 20 features, ε 1e-5, "no bias" =
+/// γ only):
 ///
 ///     x0 = SiLU(W3 LN_γ0(SiLU(W0 x + b0)) + b3)
 ///     x1 = x0 + LSTM1(LN_γ1(x0))
@@ -38,9 +42,10 @@
 /// then θ takes an AdamW step (β 0.9/0.999, weight decay 0.03) along θ -
 /// θ_learner at the outer rate: 0.02 × linear warm-up from 1e-4 over the first
 /// 10% of the steps, then cosine annealing to 0. The saved state: θ, the input
-/// normalisation (mean and population std of ln(1e-5 + t) and ln duration over
-/// the steps of each card's last history) and the inner optimiser (step count
-/// and second moments).
+/// normalisation (mean and population std of ln(1e-5 + t) and, with
+/// `use_durations`, of ln clamp(dur, 100, 60000) over the steps of each card's
+/// last history; without it the constant's logarithm and std 1) and the inner
+/// optimiser (step count and second moments).
 ///
 /// **Per-user fine-tuning** (`fine_tune`, reptile_trainer.py `finetune`): a copy
 /// of the pretrained network and of the pretrained inner optimiser's state;
@@ -55,9 +60,10 @@
 /// weights after the last pass are used.
 ///
 /// **Differences from the reference:**
-///  * review durations: srs's datasets carry no durations, so every step gets
-///    the same duration `duration_ms` (10 s); the feature is then constant (0
-///    after our pretraining's normalisation, whose std is taken as 1 when 0);
+///  * review durations: only with `use_durations` (srs-bench --duration, as
+///    the reference's published line) does each step get its own duration;
+///    otherwise every step gets the same `duration_ms` (10 s), a constant
+///    feature (0 after our pretraining's normalisation, whose std is 1);
 ///  * the reference ran the LSTM only with `--short --secs
 ///    --equalize_test_with_non_secs` and put the integer elapsed days into the
 ///    forgetting curve; here the curve gets the dataset's interval (fractional
@@ -294,7 +300,10 @@ struct Lstm : NeuralBase<Lstm, 8869> {
   static constexpr bool next_interval = false;
   using Batch = detail::PackedBatch<6>;
 
-  double duration_ms = 10000.0;  ///< the review duration every step gets (datasets carry none)
+  /// Feed each step's own answer time (data::Step::duration), as the
+  /// reference's --duration; false: every step gets `duration_ms`.
+  bool use_durations = false;
+  double duration_ms = 10000.0;  ///< the review duration every step gets without use_durations
   LstmFineTune fine_tune;        ///< per-user fine-tuning
   ReptileOptions reptile;        ///< meta-learning
 
@@ -369,16 +378,20 @@ struct Lstm : NeuralBase<Lstm, 8869> {
   std::array<double, 2> input_mean() const { return buffer_or("input_mean", 0.0); }
   std::array<double, 2> input_std() const { return buffer_or("input_std", 1.0); }
 
+  /// ln clamp(ms, 100, 60000): the duration feature before normalisation (a
+  /// duration of 0, as for an unknown one, counts as 100 ms).
+  static double log_duration(double ms) { return std::log(std::clamp(ms, 100.0, 60000.0)); }
+
   /// The 6 input features of step j of a card's history.
   void encode(std::span<const data::Step> steps, Eigen::Matrix<double, 6, Eigen::Dynamic>& out) const {
     const auto mean = input_mean();
     const auto sd = input_std();
-    const double dur = (std::log(std::clamp(duration_ms, 100.0, 60000.0)) - mean[1]) / sd[1];
+    const double dur = (log_duration(duration_ms) - mean[1]) / sd[1];
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const auto c = static_cast<Eigen::Index>(j);
       out.col(c).setZero();
       out(0, c) = (std::log(1e-5 + steps[j].t) - mean[0]) / sd[0];
-      out(1, c) = dur;
+      out(1, c) = use_durations ? (log_duration(steps[j].duration) - mean[1]) / sd[1] : dur;
       out(2 + std::clamp(steps[j].rating, 1, 4) - 1, c) = 1.0;
     }
   }

@@ -10,7 +10,7 @@
 /// the LSTM.
 #pragma once
 
-#include <algorithm>  // std::clamp, std::copy, std::fill, std::max, std::min, std::shuffle
+#include <algorithm>  // std::copy, std::fill, std::max, std::min, std::shuffle
 #include <array>      // std::array
 #include <cmath>      // std::cos, std::log, std::pow, std::sqrt
 #include <cstddef>    // std::size_t
@@ -21,6 +21,7 @@
 #include <random>     // std::mt19937
 #include <span>       // std::span
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
 #include <srs/core/error.hpp>             // srs::InadequateData
@@ -41,6 +42,17 @@ namespace detail {
 inline double piecewise_linear_lr(double start, double middle, double end, int warmup, int total, int n) {
   if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
   return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
+}
+
+/// Mean and population standard deviation of `xs` (0 and 1 when empty; a
+/// standard deviation of 0 is taken as 1), the LSTM's input normalisation.
+inline std::pair<double, double> mean_and_std(const std::vector<double>& xs) {
+  double mean = 0, var = 0;
+  for (double x : xs) mean += x;
+  mean = xs.empty() ? 0.0 : mean / static_cast<double>(xs.size());
+  for (double x : xs) var += (x - mean) * (x - mean);
+  var = xs.empty() ? 0.0 : var / static_cast<double>(xs.size());
+  return {mean, var > 0 ? std::sqrt(var) : 1.0};
 }
 
 }  // namespace detail
@@ -128,23 +140,24 @@ struct NetworkTrainer<models::Lstm> {
     const models::ReptileOptions& ro = model.reptile;
     if (users.empty()) throw InadequateData("Training data is inadequate.");
     // Input normalisation over the steps of each card's last history.
-    std::vector<double> delays;
+    std::vector<double> delays, durations;
     for (const data::Dataset& ds : users) {
       std::map<std::size_t, std::size_t> last;  // hist_begin -> longest history
       for (const data::Item& it : ds.items) last[it.hist_begin] = std::max(last[it.hist_begin], it.hist_len);
       for (const auto& [begin, len] : last)
-        for (std::size_t j = 0; j < len; ++j) delays.push_back(std::log(1e-5 + ds.steps[begin + j].t));
+        for (std::size_t j = 0; j < len; ++j) {
+          delays.push_back(std::log(1e-5 + ds.steps[begin + j].t));
+          if (model.use_durations) durations.push_back(models::Lstm::log_duration(ds.steps[begin + j].duration));
+        }
     }
-    double mean_t = 0, var_t = 0;
-    for (double x : delays) mean_t += x;
-    mean_t = delays.empty() ? 0.0 : mean_t / static_cast<double>(delays.size());
-    for (double x : delays) var_t += (x - mean_t) * (x - mean_t);
-    var_t = delays.empty() ? 0.0 : var_t / static_cast<double>(delays.size());
-    const double mean_d = std::log(std::clamp(model.duration_ms, 100.0, 60000.0));
+    const auto [mean_t, sd_t] = detail::mean_and_std(delays);
+    // Without durations the feature is the constant ln duration_ms: mean it, std 1.
+    const auto [mean_d, sd_d] = model.use_durations ? detail::mean_and_std(durations)
+                                                    : std::pair{models::Lstm::log_duration(model.duration_ms), 1.0};
     models::Lstm net = model;
     models::NeuralWeights init;
     init.model = std::string(models::Lstm::name);
-    init.buffers = {{"input_mean", {mean_t, mean_d}}, {"input_std", {var_t > 0 ? std::sqrt(var_t) : 1.0, 1.0}}};
+    init.buffers = {{"input_mean", {mean_t, mean_d}}, {"input_std", {sd_t, sd_d}}};
     {
       const std::array<double, N> w0 = model.initial_params();
       init.params.assign(w0.begin(), w0.end());
@@ -227,8 +240,13 @@ struct NetworkTrainer<models::Lstm> {
                 {"outer_lr", opt.lr},
                 {"outer_weight_decay", opt.weight_decay},
                 {"inner_lr", ro.inner_lr},
-                {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)},
-                {"duration_ms", model.duration_ms}};
+                {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)}};
+    // Which durations the network saw (srs-bench checks them against --duration).
+    if (model.use_durations) {
+      out.info.emplace_back("durations", std::string("per review"));
+    } else {
+      out.info.emplace_back("duration_ms", model.duration_ms);
+    }
     return out;
   }
 };
