@@ -95,6 +95,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "AVG",
                                           "GRU",
                                           "GRU-P",
+                                          "GRU-mix",
                                           "LSTM",
                                           "Transformer",
                                           "NN-17"};
@@ -133,6 +134,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"AVG", 0, 0, 0, 0, false, K::classic},
       {"GRU", 39, 0, 0, 0, true, K::neural},
       {"GRU-P", 297, 0, 0, 0, true, K::neural},
+      {"GRU-mix", 503, 0, 14, 0, true, K::neural},
       {"LSTM", 8869, 0, 40, 0, true, K::neural},
       {"Transformer", 127, 0, 0, 0, true, K::neural},
       {"NN-17", 39, 0, 4, 0, true, K::neural},
@@ -242,6 +244,12 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"GRU", 39},
       {"GRU-P", 297},
       {"GRU-P-short", 297},
+      {"GRU-short", 39},
+      {"GRU-short-secs-equalize_test_with_non_secs", 503},  // the reference's GRU-mix
+      {"GRU-short-secs", 503},
+      {"GRU-secs", 503},
+      {"GRU-binary-short-secs", 489},
+      {"GRU-mix-short-secs", 503},
       {"LSTM-short-secs-duration-equalize_test_with_non_secs", 8869},
       {"Transformer", 127},
       {"NN-17", 39},
@@ -257,6 +265,24 @@ TEST_CASE("registry: the reference benchmark's own result names") {
   const eval::ResultName anki = eval::parse_result_name("Anki-dry-run").value();
   CHECK(anki.model == eval::find_benchmark_model("Anki-SM-2-trainable"));
   CHECK(anki.flags.defaults);
+  // GRU and GRU-mix share the result stem "GRU": the -secs names are GRU-mix's.
+  const eval::BenchmarkModel* gru = eval::find_benchmark_model("GRU");
+  const eval::BenchmarkModel* gru_mix = eval::find_benchmark_model("GRU-mix");
+  REQUIRE(gru);
+  REQUIRE(gru_mix);
+  CHECK(eval::parse_result_name("GRU-short-secs-equalize_test_with_non_secs").value().model == gru_mix);
+  CHECK(eval::parse_result_name("GRU-short").value().model == gru);
+  CHECK(eval::parse_result_name("GRU").value().model == gru);
+  CHECK(eval::result_stem(*gru_mix) == "GRU");
+  CHECK(eval::result_stem(*gru) == "GRU");
+  CHECK(eval::stem_sharer(*gru) == gru_mix);
+  CHECK(eval::stem_sharer(*gru_mix) == gru);
+  CHECK(eval::stem_sharer(*eval::find_benchmark_model("GRU-P")) == nullptr);
+  CHECK_FALSE(eval::run_conflict(*gru_mix, true).has_value());
+  CHECK_FALSE(eval::run_conflict(*gru, false).has_value());
+  CHECK(eval::run_conflict(*gru_mix, false).value().find("runs only with --secs") != std::string::npos);
+  CHECK(eval::run_conflict(*gru, true).value().find("--model GRU-mix") != std::string::npos);
+  CHECK_FALSE(eval::run_conflict(*eval::find_benchmark_model("FSRS-6"), true).has_value());
   const eval::ResultName fsrs7 = eval::parse_result_name("FSRS-7-short").value();
   CHECK(fsrs7.model == nullptr);
   REQUIRE(fsrs7.reference != nullptr);
