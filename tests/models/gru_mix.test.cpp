@@ -10,11 +10,15 @@
 // The gradient kernel (srs/optim/kernels/gru_mix.hpp): tests/optim/neural_kernels.test.cpp.
 #include <doctest/doctest.h>
 
-#include <algorithm>  // std::equal, std::fill
+#include <algorithm>  // std::equal, std::max, std::min, std::stable_sort
 #include <array>      // std::array
 #include <cmath>      // std::log, std::pow, std::exp, std::abs, std::sqrt, std::tanh
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <map>        // std::map
 #include <span>       // std::span
+#include <string>     // std::string
+#include <variant>    // std::get
 #include <vector>     // std::vector
 
 #include <srs/models/gru_mix.hpp>          // srs::models::GruMix
@@ -29,22 +33,22 @@
 namespace gru_mix_test {
 
 using srs::models::GruMix;
-using O = srs::models::detail::GruMixOffsets;
-using Params = std::array<double, 503>;
+using GmO = srs::models::detail::GruMixOffsets;
+using GmParams = std::array<double, 503>;
 
-double predict(const GruMix& m, const Params& w, std::span<const srs::data::Step> h, double t) {
+double gm_predict(const GruMix& m, const GmParams& w, std::span<const srs::data::Step> h, double t) {
   return srs::optim::predict<double>(m, std::span<const double, 503>(w), h, t);
 }
 
 /// Σ weight·BCE through the model's step functions, row by row.
-double rows_loss(const GruMix& m, const Params& w, const srs::data::Dataset& ds) {
+double gm_rows_loss(const GruMix& m, const GmParams& w, const srs::data::Dataset& ds) {
   double l = 0;
-  for (const auto& it : ds.items) l += srs::optim::bce(predict(m, w, ds.history(it), it.delta_t), it.y);
+  for (const auto& it : ds.items) l += srs::optim::bce(gm_predict(m, w, ds.history(it), it.delta_t), it.y);
   return l;
 }
 
 /// LayerNorm (no β, γ = 1) of a 7-vector whose only non-zero entry is v at index 0.
-std::array<double, 7> norm_of_first(double v) {
+std::array<double, 7> gm_norm_of_first(double v) {
   const double mean = v / 7.0;
   const double var = ((v - mean) * (v - mean) + 6.0 * mean * mean) / 7.0;
   std::array<double, 7> y;
@@ -66,49 +70,50 @@ TEST_CASE("GRU-mix: parameter blocks, count 503 and initialisation") {
   // 35 + 7 + 7 + (147 + 147 + 21 + 21) + 7 + 49 + 7 + 7 + 3 × 16
   CHECK(l[0].size() + l[1].size() == 42);
   CHECK(l[3].size() + l[4].size() + l[5].size() + l[6].size() == 336);
-  CHECK(srs::models::block_offset(l, "process.3.module.weight_ih_l0") == O::ih);
-  CHECK(srs::models::block_offset(l, "process.3.module.bias_hh_l0") == O::bhh);
-  CHECK(srs::models::block_offset(l, "process.4.weight") == O::ln1);
-  CHECK(srs::models::block_offset(l, "process.5.weight") == O::w5);
-  CHECK(srs::models::block_offset(l, "process.7.weight") == O::ln2);
-  CHECK(srs::models::block_offset(l, "w_fc.weight") == O::wfc);
-  CHECK(srs::models::block_offset(l, "s_fc.weight") == O::sfc);
-  CHECK(srs::models::block_offset(l, "d_fc.bias") == O::dfc + 14);
+  CHECK(srs::models::block_offset(l, "process.3.module.weight_ih_l0") == GmO::ih);
+  CHECK(srs::models::block_offset(l, "process.3.module.bias_hh_l0") == GmO::bhh);
+  CHECK(srs::models::block_offset(l, "process.4.weight") == GmO::ln1);
+  CHECK(srs::models::block_offset(l, "process.5.weight") == GmO::w5);
+  CHECK(srs::models::block_offset(l, "process.7.weight") == GmO::ln2);
+  CHECK(srs::models::block_offset(l, "w_fc.weight") == GmO::wfc);
+  CHECK(srs::models::block_offset(l, "s_fc.weight") == GmO::sfc);
+  CHECK(srs::models::block_offset(l, "d_fc.bias") == GmO::dfc + 14);
   CHECK(GruMix::hard_easy_params.size() == 14);
   CHECK(GruMix::hard_easy_params[0] == 2);  // unit 0's weight of the rating-2 feature
   CHECK(GruMix::hard_easy_params[13] == 34);
 
   const GruMix m;
-  const Params w = m.initial_params();
+  const GmParams w = m.initial_params();
   for (std::size_t k = 0; k < 7; ++k) {
-    CHECK(w[O::ln0 + k] == 1.0);
-    CHECK(w[O::ln1 + k] == 1.0);
-    CHECK(w[O::ln2 + k] == 1.0);
+    CHECK(w[GmO::ln0 + k] == 1.0);
+    CHECK(w[GmO::ln1 + k] == 1.0);
+    CHECK(w[GmO::ln2 + k] == 1.0);
   }
   // P1's code sets bias_ih[5, 10) to 1, P2's the update gate [7, 14).
   for (std::size_t k = 0; k < 21; ++k) {
     const bool one = k >= 5 && k < 10;
-    CHECK((w[O::bih + k] == 1.0) == one);
-    if (!one) CHECK(std::abs(w[O::bih + k]) <= 1.0 / std::sqrt(7.0));
+    CHECK((w[GmO::bih + k] == 1.0) == one);
+    if (!one) CHECK(std::abs(w[GmO::bih + k]) <= 1.0 / std::sqrt(7.0));
   }
-  const Params w2 = GruMix::with(srs::models::GruMixHyper::p2).initial_params();
-  for (std::size_t k = 0; k < 21; ++k) CHECK((w2[O::bih + k] == 1.0) == (k >= 7 && k < 14));
+  const GmParams w2 = GruMix::with(srs::models::GruMixHyper::p2).initial_params();
+  for (std::size_t k = 0; k < 21; ++k) CHECK((w2[GmO::bih + k] == 1.0) == (k >= 7 && k < 14));
   // Orthogonal weight_hh (21 x 7): orthonormal columns.
   for (std::size_t a = 0; a < 7; ++a) {
     double dot = 0, cross = 0;
     for (std::size_t r = 0; r < 21; ++r) {
-      dot += w[O::hh + r * 7 + a] * w[O::hh + r * 7 + a];
-      cross += w[O::hh + r * 7 + a] * w[O::hh + r * 7 + (a + 1) % 7];
+      dot += w[GmO::hh + r * 7 + a] * w[GmO::hh + r * 7 + a];
+      cross += w[GmO::hh + r * 7 + a] * w[GmO::hh + r * 7 + (a + 1) % 7];
     }
     CHECK(dot == doctest::Approx(1.0).epsilon(1e-12));
     CHECK(std::abs(cross) < 1e-12);
   }
   // nn.Linear's bound 1/√fan_in.
-  for (std::size_t k = 0; k < 42; ++k) CHECK(std::abs(w[O::w0 + k]) <= 1.0 / std::sqrt(5.0));
-  for (std::size_t k = 0; k < 16; ++k) CHECK(std::abs(w[O::dfc + k]) <= 1.0 / std::sqrt(7.0));
+  for (std::size_t k = 0; k < 42; ++k) CHECK(std::abs(w[GmO::w0 + k]) <= 1.0 / std::sqrt(5.0));
+  for (std::size_t k = 0; k < 16; ++k) CHECK(std::abs(w[GmO::dfc + k]) <= 1.0 / std::sqrt(7.0));
 }
 
 TEST_CASE("GRU-mix: the two hyper-parameter sets") {
+  using namespace gru_mix_test;
   const GruMix p1;
   const GruMix p2 = GruMix::with(srs::models::GruMixHyper::p2);
   const GruMix p1b = GruMix::with(srs::models::GruMixHyper::p1);
@@ -145,7 +150,7 @@ TEST_CASE("GRU-mix: input features and a forward pass checked by hand") {
   // Features: the normalised log interval, one-hot rating.
   srs::models::NeuralWeights nw;
   nw.model = "GRU-mix";
-  const Params init = m.initial_params();
+  const GmParams init = m.initial_params();
   nw.params.assign(init.begin(), init.end());
   nw.buffers = {{"input_mean", {-1.5}}, {"input_std", {4.0}}};
   m.set_weights(nw);
@@ -160,24 +165,24 @@ TEST_CASE("GRU-mix: input features and a forward pass checked by hand") {
   // rating-1 feature, the GRU passes unit 0 through its n gate only (r = z =
   // ½), W5 = identity, and the heads read c_0.
   GruMix plain;  // no buffers: mean 0, std 1
-  Params w{};
-  for (std::size_t k = 0; k < 7; ++k) w[O::ln0 + k] = w[O::ln1 + k] = w[O::ln2 + k] = 1.0;
-  w[O::w0 + 1] = 1.0;               // W0[0][rating 1]
-  w[O::ih + 14 * 7 + 0] = 1.0;      // W_in[0][0]
-  for (std::size_t k = 0; k < 7; ++k) w[O::w5 + k * 7 + k] = 1.0;
-  w[O::wfc + 14] = std::log(3.0);   // mixture weights (3/4, 1/4)
-  w[O::sfc + 0] = 0.5;              // s_1 = exp(0.5 c_0 + ln 2)
-  w[O::sfc + 14] = std::log(2.0);
-  w[O::sfc + 15] = std::log(10.0);  // s_2 = 10
-  w[O::dfc + 7] = -0.25;            // d_2 = exp(-0.25 c_0)
-  w[O::dfc + 14] = 0.0;             // d_1 = 1
+  GmParams w{};
+  for (std::size_t k = 0; k < 7; ++k) w[GmO::ln0 + k] = w[GmO::ln1 + k] = w[GmO::ln2 + k] = 1.0;
+  w[GmO::w0 + 1] = 1.0;               // W0[0][rating 1]
+  w[GmO::ih + 14 * 7 + 0] = 1.0;      // W_in[0][0]
+  for (std::size_t k = 0; k < 7; ++k) w[GmO::w5 + k * 7 + k] = 1.0;
+  w[GmO::wfc + 14] = std::log(3.0);   // mixture weights (3/4, 1/4)
+  w[GmO::sfc + 0] = 0.5;              // s_1 = exp(0.5 c_0 + ln 2)
+  w[GmO::sfc + 14] = std::log(2.0);
+  w[GmO::sfc + 15] = std::log(10.0);  // s_2 = 10
+  w[GmO::dfc + 7] = -0.25;            // d_2 = exp(-0.25 c_0)
+  w[GmO::dfc + 14] = 0.0;             // d_1 = 1
   const std::vector<srs::data::Step> h{{0.0, 1}};
   const double delta = 3.0;
   // By hand: a = LN(SiLU(1), 0, ...) ; h = ½ tanh(a_0) e_0 ; c = LN(SiLU(LN(h)))
   const double s1 = 1.0 / (1.0 + std::exp(-1.0));
-  const auto a = norm_of_first(s1);
+  const auto a = gm_norm_of_first(s1);
   const double h0 = 0.5 * std::tanh(a[0]);
-  const auto y = norm_of_first(h0);
+  const auto y = gm_norm_of_first(h0);
   std::array<double, 7> sy;
   for (std::size_t k = 0; k < 7; ++k) sy[k] = y[k] / (1.0 + std::exp(-y[k]));
   double mean = 0, var = 0;
@@ -188,13 +193,13 @@ TEST_CASE("GRU-mix: input features and a forward pass checked by hand") {
   const double d1 = 1.0, d2 = std::exp(-0.25 * c0);
   const double want = (1.0 - 1e-7) * (0.75 * std::pow(1.0 + delta / (1e-7 + st1), -d1) +
                                        0.25 * std::pow(1.0 + delta / (1e-7 + st2), -d2));
-  CHECK(predict(plain, w, h, delta) == doctest::Approx(want).epsilon(1e-14));
+  CHECK(gm_predict(plain, w, h, delta) == doctest::Approx(want).epsilon(1e-14));
   // A second review rated Again after 2 days: h' = ½ n + ½ h (r = z = ½), n =
   // tanh(a'_0 + ½ · 0): the same first-layer output (same rating), so h'_0 = ½
   // tanh(a_0) + ½ h_0.
   const std::vector<srs::data::Step> h2{{0.0, 1}, {2.0, 1}};
   const double h1 = 0.5 * std::tanh(a[0]) + 0.5 * h0;
-  const auto y2 = norm_of_first(h1);
+  const auto y2 = gm_norm_of_first(h1);
   for (std::size_t k = 0; k < 7; ++k) sy[k] = y2[k] / (1.0 + std::exp(-y2[k]));
   mean = var = 0;
   for (double x : sy) mean += x / 7.0;
@@ -203,21 +208,21 @@ TEST_CASE("GRU-mix: input features and a forward pass checked by hand") {
   const double want2 =
       (1.0 - 1e-7) * (0.75 * std::pow(1.0 + delta / (1e-7 + 2.0 * std::exp(0.5 * c0b)), -1.0) +
                       0.25 * std::pow(1.0 + delta / (1e-7 + 10.0), -std::exp(-0.25 * c0b)));
-  CHECK(predict(plain, w, h2, delta) == doctest::Approx(want2).epsilon(1e-14));
+  CHECK(gm_predict(plain, w, h2, delta) == doctest::Approx(want2).epsilon(1e-14));
   // p(Δ = 0) = 1 - 1e-7; p falls with Δ.
-  CHECK(predict(plain, w, h2, 0.0) == doctest::Approx(1.0 - 1e-7).epsilon(1e-15));
+  CHECK(gm_predict(plain, w, h2, 0.0) == doctest::Approx(1.0 - 1e-7).epsilon(1e-15));
   double prev = 1.0;
   for (double dt : {0.01, 1.0, 30.0, 365.0}) {
-    const double p = predict(plain, w, h2, dt);
+    const double p = gm_predict(plain, w, h2, dt);
     CHECK(p < prev);
     prev = p;
   }
   // The stabilities' and decays' logits are clamped to [-25, 25].
-  Params big = w;
-  big[O::sfc + 14] = 40.0;  // s_1 = e^25
-  const double pc = predict(plain, big, h, 1e6);
-  big[O::sfc + 14] = 30.0;
-  CHECK(predict(plain, big, h, 1e6) == pc);
+  GmParams big = w;
+  big[GmO::sfc + 14] = 40.0;  // s_1 = e^25
+  const double pc = gm_predict(plain, big, h, 1e6);
+  big[GmO::sfc + 14] = 30.0;
+  CHECK(gm_predict(plain, big, h, 1e6) == pc);
 }
 
 TEST_CASE("GRU-mix: the weights file round trip (parameters and normalisation buffers)") {
@@ -261,11 +266,11 @@ TEST_CASE("GRU-mix: per-user fine-tuning is deterministic, follows the reference
   m.fine_tune.warmup_passes = 2;
   m.fine_tune.batch_size = 64;
   const srs::optim::TrainOptions full{.mode = srs::optim::TrainMode::full};
-  const Params a = srs::optim::train(m, ds, rows, {}, full);
-  const Params b = srs::optim::train(m, ds, rows, {}, full);
+  const GmParams a = srs::optim::train(m, ds, rows, {}, full);
+  const GmParams b = srs::optim::train(m, ds, rows, {}, full);
   CHECK(a == b);
   CHECK(a != *w0);
-  CHECK(rows_loss(m, a, ds) < rows_loss(m, *w0, ds));
+  CHECK(gm_rows_loss(m, a, ds) < gm_rows_loss(m, *w0, ds));
   // Not full training: the pretrained weights.
   CHECK(srs::optim::train(m, ds, rows, {}, {.mode = srs::optim::TrainMode::defaults}) == *w0);
   // Another shuffle seed gives other batches, hence other weights.
@@ -288,7 +293,7 @@ TEST_CASE("GRU-mix: per-user fine-tuning is deterministic, follows the reference
   one.fine_tune.passes = 1;
   one.fine_tune.warmup_passes = 1;
   one.fine_tune.batch_size = 100000;
-  const Params got = srs::optim::train(one, ds, rows, {}, full);
+  const GmParams got = srs::optim::train(one, ds, rows, {}, full);
   const auto weights = srs::optim::detail::gru_mix_recency(rows.size(), 5.242, 2.518);
   const auto refs = srs::models::detail::row_refs(ds, rows, weights);
   const auto batch = one.make_batch(srs::models::detail::make_sources(refs, 64, true, false));
@@ -305,9 +310,8 @@ TEST_CASE("GRU-mix: per-user fine-tuning is deterministic, follows the reference
   const double lr = std::pow(16000.0, 1.0 - one.fine_tune.batch_size_exp) * one.fine_tune.lr_start;
   for (std::size_t k = 0; k < 503; k += 17) {
     const double gk = g[k] * clip;
-    // AdamW's first step: w (1 - lr wd) - lr g / (|g| + eps √(1 - β2)) (bias-corrected moments)
-    const double b2 = std::sqrt(1.0 - one.fine_tune.beta2);
-    const double want = (*w0)[k] * (1.0 - lr * one.fine_tune.weight_decay) - lr * gk / (std::abs(gk) / b2 * b2 + 1e-8 * b2);
+    // AdamW's first step (bias-corrected moments (1 - β1) g and (1 - β2) g²): w (1 - lr wd) - lr g / (|g| + eps)
+    const double want = (*w0)[k] * (1.0 - lr * one.fine_tune.weight_decay) - lr * gk / (std::abs(gk) + 1e-8);
     CHECK(got[k] == doctest::Approx(want).epsilon(1e-9));
   }
 }
@@ -360,7 +364,7 @@ TEST_CASE("GRU-mix: Reptile pretraining sets the buffers, is deterministic, and 
   const double mean = sum / n;
   CHECK((*a.buffer("input_mean"))[0] == doctest::Approx(mean).epsilon(1e-12));
   CHECK((*a.buffer("input_std"))[0] == doctest::Approx(std::sqrt(sq / n - mean * mean)).epsilon(1e-9));
-  const Params init = m.initial_params();
+  const GmParams init = m.initial_params();
   CHECK(!std::equal(a.params.begin(), a.params.end(), init.begin()));
 }
 
@@ -378,7 +382,7 @@ TEST_CASE("GRU-mix: Reptile's outer update on a toy case (one user, one batch, o
   GruMix net = m;
   srs::models::NeuralWeights init;
   init.model = "GRU-mix";
-  const Params theta = m.initial_params();
+  const GmParams theta = m.initial_params();
   init.params.assign(theta.begin(), theta.end());
   init.buffers = out.buffers;
   net.set_weights(init);
@@ -401,13 +405,12 @@ TEST_CASE("GRU-mix: Reptile's outer update on a toy case (one user, one batch, o
   const double clip = std::min(1.0, r.clip_norm / (std::sqrt(norm) + 1e-6));
   const double lr_in = std::pow(16000.0, 1.0 - r.batch_size_exp) * r.lr_start;
   const double lr_out = 0.02 * 1e-4;
-  const double b2i = std::sqrt(1.0 - r.inner_beta2), b2o = std::sqrt(1.0 - r.outer_beta2);
   std::size_t moved = 0;
   for (std::size_t k = 0; k < 503; ++k) {
     const double gk = g[k] * clip;
-    const double learner = theta[k] * (1.0 - lr_in * r.inner_weight_decay) - lr_in * gk / (std::abs(gk) + 1e-8 * b2i);
+    const double learner = theta[k] * (1.0 - lr_in * r.inner_weight_decay) - lr_in * gk / (std::abs(gk) + 1e-8);
     const double go = theta[k] - learner;
-    const double want = theta[k] * (1.0 - lr_out * 0.05376) - lr_out * go / (std::abs(go) + 1e-8 * b2o);
+    const double want = theta[k] * (1.0 - lr_out * 0.05376) - lr_out * go / (std::abs(go) + 1e-8);
     CHECK(out.params[k] == doctest::Approx(want).epsilon(1e-10));
     moved += out.params[k] != theta[k] ? 1 : 0;
   }
