@@ -7,7 +7,8 @@
 /// keeps both: `--model GRU` is the 39-parameter network (result files
 /// `GRU.jsonl`, ...), `--model GRU-mix` this one, whose result files carry the
 /// reference's name (`GRU-short-secs-equalize_test_with_non_secs.jsonl`): it
-/// runs only with --secs, as the reference runs it, and the old GRU does not
+/// runs only with --secs, as all the reference's published runs of it do, and
+/// the old GRU only without it
 /// (srs/eval/registry.hpp, result_stem).
 ///
 /// Input step j of a card's history (5 features): ((ln(1e-5 + t_j) - μ)/σ,
