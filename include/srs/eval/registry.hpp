@@ -15,8 +15,8 @@
 ///   hard_easy_params    M::hard_easy_params (parameters that only Hard and
 ///                       Easy ratings reach: w1, w3, w15, w16 of FSRS v4 on,
 ///                       Anki's w1 and w4, NN-17's Hard/Easy S0 and D0, the
-///                       LSTM's first-layer weights of the rating-2 and
-///                       rating-4 features); 0 without
+///                       LSTM's and GRU-mix's first-layer weights of the
+///                       rating-2 and rating-4 features); 0 without
 ///
 /// and whether srs-bench trains it per user (`trained`: --default and --S0
 /// apply). A model whose result names start with another name than its own
