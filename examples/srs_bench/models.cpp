@@ -77,11 +77,12 @@ std::string model_help() {
 std::vector<Runner> make_runners(const Options& o) {
   std::vector<Runner> out;
   for (const std::string& m : o.models) {
-    const std::string name = eval::result_name(m, o.flags);
-    for (const Runner& r : out)
-      if (r.name == name) usage_error("model '" + m + "' is given twice");
     const eval::BenchmarkModel* model = eval::find_benchmark_model(m);
     if (!model) usage_error("unknown model '" + m + "'; available: " + model_names());
+    if (const auto why = eval::run_conflict(*model, o.flags.secs)) usage_error(*why);
+    const std::string name = eval::result_name(eval::result_stem(*model), o.flags);
+    for (const Runner& r : out)
+      if (r.name == name) usage_error("model '" + m + "' is given twice");
     if (!model->trained && (o.flags.defaults || o.flags.s0))
       usage_error("--default/--S0 apply to trained models, not " + m);
     if (o.flags.duration && m != "LSTM") usage_error("--duration applies to the LSTM only, not " + m);
@@ -100,12 +101,12 @@ bool run_neural_flags(Options& o) {
   if (!pretraining && (!o.save_weights.empty() || o.pretrain_epochs || o.pretrain_batch))
     usage_error("--save-weights, --pretrain-epochs and --pretrain-batch need --pretrain-users");
   if (!o.weights.empty() && std::none_of(o.models.begin(), o.models.end(), [&](const auto& m) { return neural(m); }))
-    usage_error("--weights applies to the neural models (GRU, GRU-P, LSTM, Transformer, NN-17)");
+    usage_error("--weights applies to the neural models (GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17)");
   if (!pretraining) return false;
   if (o.save_weights.empty()) usage_error("--pretrain-users needs --save-weights FILE");
   if (!o.weights.empty()) usage_error("--pretrain-users and --weights exclude each other");
   if (o.models.size() != 1 || !neural(o.models[0]))
-    usage_error("--pretrain-users needs exactly one --model: GRU, GRU-P, LSTM, Transformer or NN-17");
+    usage_error("--pretrain-users needs exactly one --model: GRU, GRU-P, GRU-mix, LSTM, Transformer or NN-17");
   if (o.flags.duration && o.models[0] != "LSTM") usage_error("--duration applies to the LSTM only, not " + o.models[0]);
   try {
     data::PreprocessOptions pre;

@@ -70,20 +70,23 @@ Protocol flags (as in the reference benchmark; they also name the result file):
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
 
-Neural models (GRU, GRU-P, LSTM, Transformer, NN-17):
+Neural models (GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17; GRU-mix runs only
+with --secs and writes the reference's GRU...-secs files, the 39-parameter GRU
+only without --secs):
   --weights FILE      start each fold's fine-tuning from these pretrained weights
                       (default: the model's seeded initialisation)
   --pretrain-users PATH
                       repeatable: pretrain the one --model on these users (same
-                      forms as --data; pooled rows, LSTM: Reptile) and write
+                      forms as --data; pooled rows, LSTM and GRU-mix: Reptile) and write
                       --save-weights FILE; with --data or --demo the evaluation
                       then starts from the new weights
   --pretrain-ids LIST only these users of --pretrain-users (same form as --users), e.g.
                       --pretrain-users ROOT --pretrain-ids 1-100 on the anki-revlogs-10k root
   --save-weights FILE the weights file --pretrain-users writes
-  --pretrain-epochs N passes over the pooled rows (default 32; LSTM: cycles over
-                      the users, default 1000)
-  --pretrain-batch N  rows per pretraining step (default 65536; LSTM: 16384)
+  --pretrain-epochs N passes over the pooled rows (default 32; LSTM, GRU-mix:
+                      cycles over the users, default 1000)
+  --pretrain-batch N  rows per pretraining step (default 65536; LSTM: 16384;
+                      GRU-mix: 8192)
 
 Output:
   --out DIR           directory of the result files (default: result)

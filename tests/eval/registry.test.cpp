@@ -108,6 +108,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
                                           "SBD",
                                           "GRU",
                                           "GRU-P",
+                                          "GRU-mix",
                                           "LSTM",
                                           "Transformer",
                                           "NN-17"};
@@ -149,6 +150,7 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
       {"SBD", 7, 0, 0, 0, true, K::classic},
       {"GRU", 39, 0, 0, 0, true, K::neural},
       {"GRU-P", 297, 0, 0, 0, true, K::neural},
+      {"GRU-mix", 503, 0, 14, 0, true, K::neural},
       {"LSTM", 8869, 0, 40, 0, true, K::neural},
       {"Transformer", 127, 0, 0, 0, true, K::neural},
       {"NN-17", 39, 0, 4, 0, true, K::neural},
@@ -170,10 +172,15 @@ TEST_CASE("registry: the models srs-bench runs, with the counts their classes de
 
 TEST_CASE("registry: every result name srs-bench can write has a parameter count") {
   std::set<std::string> seen;
-  std::size_t names = 0;
+  std::size_t names = 0, refused = 0;
   for (const eval::BenchmarkModel& m : eval::benchmark_models()) {
     for (const eval::RunFlags& f : registry_flag_sets(m.trained, m.name == "LSTM")) {
-      const std::string name = eval::result_name(m.name, f);
+      // GRU and GRU-mix share the stem "GRU": srs-bench runs each with its --secs setting only.
+      if (eval::run_conflict(m, f.secs)) {
+        ++refused;
+        continue;
+      }
+      const std::string name = eval::result_name(eval::result_stem(m), f);
       CAPTURE(name);
       CHECK(seen.insert(name).second);  // distinct flags, distinct names
       ++names;
@@ -192,8 +199,10 @@ TEST_CASE("registry: every result name srs-bench can write has a parameter count
       CHECK(*count == eval::parameter_count(m, f));
     }
   }
-  // 23 trained models x 3 x 3 x 3 x 16 flag sets (the LSTM twice: --duration)
-  // + 6 untrained x 3 x 3 x 16.
+  // 24 trained models x 3 x 3 x 3 x 16 flag sets (the LSTM twice: --duration)
+  // + 6 untrained x 3 x 3 x 16, less GRU's --secs runs (2/3 of 432) and
+  // GRU-mix's runs without --secs (1/3).
+  CHECK(refused == 432);
   CHECK(names == 24 * 432 + 6 * 144);
   // FSRS-7's own flags, --sched_penalties and --epochs N, on every flag set.
   const eval::BenchmarkModel& fsrs7 = *eval::find_benchmark_model("FSRS-7");
@@ -284,6 +293,12 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"GRU", 39},
       {"GRU-P", 297},
       {"GRU-P-short", 297},
+      {"GRU-short", 39},
+      {"GRU-short-secs-equalize_test_with_non_secs", 503},  // the reference's GRU-mix
+      {"GRU-short-secs", 503},
+      {"GRU-secs", 503},
+      {"GRU-binary-short-secs", 489},
+      {"GRU-mix-short-secs", 503},
       {"LSTM-short-secs-duration-equalize_test_with_non_secs", 8869},
       {"Transformer", 127},
       {"NN-17", 39},
@@ -317,6 +332,24 @@ TEST_CASE("registry: the reference benchmark's own result names") {
   CHECK(lstm.flags.equalize);
   CHECK_FALSE(eval::parse_result_name("LSTM-short-secs-equalize_test_with_non_secs").value().flags.duration);
   CHECK_FALSE(eval::parse_result_name("LSTM-duration-duration").has_value());
+  // GRU and GRU-mix share the result stem "GRU": the -secs names are GRU-mix's.
+  const eval::BenchmarkModel* gru = eval::find_benchmark_model("GRU");
+  const eval::BenchmarkModel* gru_mix = eval::find_benchmark_model("GRU-mix");
+  REQUIRE(gru);
+  REQUIRE(gru_mix);
+  CHECK(eval::parse_result_name("GRU-short-secs-equalize_test_with_non_secs").value().model == gru_mix);
+  CHECK(eval::parse_result_name("GRU-short").value().model == gru);
+  CHECK(eval::parse_result_name("GRU").value().model == gru);
+  CHECK(eval::result_stem(*gru_mix) == "GRU");
+  CHECK(eval::result_stem(*gru) == "GRU");
+  CHECK(eval::stem_sharer(*gru) == gru_mix);
+  CHECK(eval::stem_sharer(*gru_mix) == gru);
+  CHECK(eval::stem_sharer(*eval::find_benchmark_model("GRU-P")) == nullptr);
+  CHECK_FALSE(eval::run_conflict(*gru_mix, true).has_value());
+  CHECK_FALSE(eval::run_conflict(*gru, false).has_value());
+  CHECK(eval::run_conflict(*gru_mix, false).value().find("runs only with --secs") != std::string::npos);
+  CHECK(eval::run_conflict(*gru, true).value().find("--model GRU-mix") != std::string::npos);
+  CHECK_FALSE(eval::run_conflict(*eval::find_benchmark_model("FSRS-6"), true).has_value());
 
   // Unknown models, repeated or conflicting suffixes, suffixes alone: nothing.
   for (const char* name : {"My-model", "RWKV", "RWKV-P", "FSRS-6-short-short", "FSRS-6-default-dry-run",

@@ -975,3 +975,49 @@ TEST_CASE("srs_bench: --duration feeds the LSTM each review's duration, and only
   CHECK(ok.status == 0);
   CHECK(fs::exists(tmp.path / "ok" / "LSTM-short-duration.jsonl"));
 }
+
+TEST_CASE("srs_bench: GRU-mix: Reptile pretraining, the reference's GRU result names, --secs rules") {
+  const TempDir tmp;
+  const fs::path pool = tmp.path / "pool";
+  write_users(pool, {small_user("1", 1), small_user("2", 2)});
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("3", 3)});
+  const fs::path weights = tmp.path / "gru-mix.json";
+  const fs::path out = tmp.path / "out";
+  // Pretrain (Reptile), then evaluate from the new weights in one run: the result
+  // file carries the reference's name of the README's GRU row.
+  const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model GRU-mix --short --secs " +
+                               "--equalize_test_with_non_secs --pretrain-users " + sh_quote(pool.string()) +
+                               " --save-weights " + sh_quote(weights.string()) + " --pretrain-epochs 3 --out " +
+                               sh_quote(out.string()));
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  const json::Value w = json::parse(read_file(weights));
+  CHECK(w.at("model").as_string() == "GRU-mix");
+  CHECK(w.at("num_params").as_int() == 503);
+  CHECK(w.at("parameters").size() == 17);
+  CHECK(w.at("buffers").size() == 2);
+  CHECK(w.at("pretraining").at("method").as_string() == "Reptile");
+  CHECK(w.at("pretraining").at("epochs").as_int() == 3);
+  CHECK(w.at("pretraining").at("outer_steps").as_int() == 6);
+  const fs::path file = out / "GRU-short-secs-equalize_test_with_non_secs.jsonl";
+  REQUIRE(fs::exists(file));
+  const json::Value line = json::parse(read_file(file));
+  CHECK(line.at("parameters").at("0").size() == 503);
+  // The 39-parameter GRU keeps its names; each of the two refuses the other's --secs setting.
+  const std::string d = "--data " + sh_quote(data.string()) + " --out " + sh_quote(out.string());
+  const Run gru = bench(tmp, d + " --model GRU --short");
+  REQUIRE(gru.status == 0);
+  CHECK(fs::exists(out / "GRU-short.jsonl"));
+  const std::pair<std::string, std::string> cases[] = {
+      {d + " --model GRU-mix --short", "GRU-mix runs only with --secs"},
+      {d + " --model GRU --short --secs", "--model GRU-mix"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const Run bad = bench(tmp, args);
+    CAPTURE(bad.err);
+    CHECK(bad.status == 2);
+    CHECK(contains(bad.err, message));
+  }
+}

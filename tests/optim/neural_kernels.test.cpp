@@ -12,7 +12,11 @@
 //     LSTM's along one random direction per parameter block, through its
 //     network written out the same way;
 //   - Transformer: the buffers the kernel keeps from row to row change nothing
-//     (a batch of changing row lengths = its rows one at a time, to the bit).
+//     (a batch of changing row lengths = its rows one at a time, to the bit);
+//   - GRU-mix: the gradient equals the forward-mode Dual<double, 503> gradient
+//     through the model's templated step functions (init, next, recall), with
+//     and without normalisation buffers, also where a clamp of the head is
+//     active.
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::reverse, std::max
@@ -24,25 +28,29 @@
 #include <span>       // std::span
 #include <string>     // std::string
 #include <utility>    // std::swap
-#include <vector>     // std::vector
+#include <vector>     // std::vector, std::erase_if
 
 #include <srs/core/dual.hpp>                  // srs::core::Dual, value_of
 #include <srs/data/dataset.hpp>               // srs::data::Step
 #include <srs/models/curves.hpp>              // srs::models::detail::power_curve_half
+#include <srs/models/gru_mix.hpp>             // srs::models::GruMix
 #include <srs/models/lstm.hpp>                // srs::models::Lstm
 #include <srs/models/nn17.hpp>                // srs::models::Nn17
 #include <srs/models/rnn.hpp>                 // srs::models::Gru, GruP
 #include <srs/models/transformer.hpp>         // srs::models::Transformer, detail::TfOffsets
+#include <srs/optim/kernels/gru_mix.hpp>      // srs::optim::batch_loss (GRU-mix)
 #include <srs/optim/kernels/lstm.hpp>         // srs::optim::batch_loss (LSTM)
 #include <srs/optim/kernels/nn17.hpp>         // srs::optim::batch_loss (NN-17)
 #include <srs/optim/kernels/rnn.hpp>          // srs::optim::batch_loss (GRU, GRU-P)
 #include <srs/optim/kernels/transformer.hpp>  // srs::optim::batch_loss, batch_loss_dropout (Transformer)
+#include <srs/optim/replay.hpp>               // srs::optim::predict (the step functions of GRU-mix)
 #include <support/common.hpp>                 // srs::test::all_rows
 #include <support/neural_check.hpp>  // srs::test::random_cards, perturbed_params, check_gradient, batches_of, rows_loss
 
 namespace {
 
 using srs::models::Gru;
+using srs::models::GruMix;
 using srs::models::GruP;
 using srs::models::Lstm;
 using srs::models::Nn17;
@@ -53,6 +61,35 @@ using srs::models::Transformer;
 template <class M>
 std::array<double, M::num_params> nk_gru_params(const M& m, std::uint64_t seed) {
   return *srs::test::perturbed_params(m, seed, 99, [](std::size_t) { return 0.3; });
+}
+std::array<double, 503> nk_gm_params(std::uint64_t seed) {
+  return *srs::test::perturbed_params(GruMix{}, seed, 11, [](std::size_t) { return 0.3; });
+}
+/// GRU-mix with normalisation buffers (mean, std) and parameters `w`.
+GruMix nk_gm_model(const std::array<double, 503>& w, double mean, double sd) {
+  GruMix m;
+  srs::models::NeuralWeights nw;
+  nw.model = "GRU-mix";
+  nw.params.assign(w.begin(), w.end());
+  nw.buffers = {{"input_mean", {mean}}, {"input_std", {sd}}};
+  m.set_weights(nw);
+  return m;
+}
+/// Random cards (srs::test::random_cards) without the rows at interval 0: there
+/// the two-curve head gives p = (1 - 1e-7)(w_1 + w_2) = 1 - 1e-7 up to rounding,
+/// and a forgotten row's BCE -ln(1 - p) turns that rounding into relative
+/// differences of 1e-9 between any two ways of computing it (the benchmark's rows
+/// all have intervals > 0).
+srs::data::Dataset nk_gm_cards(std::uint64_t seed, std::size_t cards, std::size_t max_len = 8) {
+  srs::data::Dataset ds = srs::test::random_cards(seed, cards, max_len);
+  std::erase_if(ds.items, [](const srs::data::Item& it) { return it.delta_t <= 0; });
+  return ds;
+}
+/// GRU-mix's P(recall) through its step functions (optim::predict), on double or Dual.
+auto nk_gm_predict(const GruMix& m) {
+  return [&m]<class T>(std::span<const T, 503> w, std::span<const srs::data::Step> h, double t) {
+    return srs::optim::predict<T>(m, w, h, t);
+  };
 }
 std::unique_ptr<std::array<double, 8869>> nk_lstm_params(std::uint64_t seed) {
   return srs::test::perturbed_params(Lstm{}, seed, 5, [](std::size_t) { return 0.1; });
@@ -101,11 +138,11 @@ NkDualCheck<M> nk_dual_and_kernel(const M& m, const std::array<double, M::num_pa
                                   Predict predict) {
   constexpr std::size_t N = M::num_params;
   using D = srs::core::Dual<double, N>;
-  std::array<D, N> wd;
+  std::vector<D> wd(N);  // on the heap: 2 MB for GRU-mix
   for (std::size_t k = 0; k < N; ++k) wd[k] = D::variable(w[k], k);
   NkDualCheck<M> out{D(0.0), 0.0, std::vector<double>(N, 0.0)};
   for (const auto& it : ds.items) {
-    const D p = predict(std::span<const D, N>(wd), ds.history(it), it.delta_t);
+    const D p = predict(std::span<const D, N>(wd.data(), N), ds.history(it), it.delta_t);
     const D q = it.y ? p : 1.0 - p;
     out.dual = out.dual - (q.val > std::exp(-100.0) ? log(q) : D(-100.0));
   }
@@ -555,4 +592,64 @@ TEST_CASE("Transformer: the buffers kept from row to row change nothing (rows of
   for (const auto& s : seqs) l_one += srs::optim::batch_loss(m, ws, m.make_batch({&s, 1}), g_one.data());
   CHECK(l_all == l_one);
   CHECK(g_all == g_one);
+}
+
+TEST_CASE("GRU-mix: the packed batch over cards predicts exactly what the step functions do, row by row") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const auto w = nk_gm_params(seed);
+    const GruMix m = nk_gm_model(w, -1.0 + 0.5 * static_cast<double>(seed), 2.5);
+    const auto ws = std::span<const double, 503>(w);
+    const auto ds = nk_gm_cards(seed + 70, 40, 12);
+    double batched = 0, rows = 0;
+    std::size_t n = 0;
+    for (const auto& b : srs::test::batches_of(m, ds, 32)) {
+      batched += srs::optim::batch_loss(m, ws, b, nullptr);
+      n += b.rows;
+    }
+    for (const auto& it : ds.items) rows += srs::optim::bce(nk_gm_predict(m)(ws, ds.history(it), it.delta_t), it.y);
+    CHECK(n == ds.items.size());
+    CHECK(batched == doctest::Approx(rows).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("GRU-mix: reverse-mode gradient matches central differences for every parameter of every block") {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const auto w = nk_gm_params(seed + 4);
+    const GruMix m = nk_gm_model(w, 0.7, 1.8);
+    const auto ds = nk_gm_cards(seed + 80, 14);
+    std::vector<double> weights(ds.items.size());
+    srs::models::detail::InitRng rng(seed);
+    for (double& x : weights) x = 0.5 + rng.uniform();
+    const auto batches = srs::test::batches_of(m, ds, 16, weights);  // several batches
+    REQUIRE(batches.size() > 1);
+    const auto rep = srs::test::check_gradient(GruMix::layout(), w, [&](const std::array<double, 503>& x, double* g) {
+      double l = 0;
+      for (const auto& b : batches) l += srs::optim::batch_loss(m, std::span<const double, 503>(x), b, g);
+      return l;
+    });
+    CHECK(rep.checked == 503);
+    CHECK(rep.failures == 0);
+    CHECK(rep.kinks == 0);  // the ±25 clamps of the head are far away
+    CHECK_MESSAGE(rep.zero_blocks.empty(), rep.zero_blocks.size() << " blocks without gradient");
+  }
+}
+
+TEST_CASE("GRU-mix: reverse-mode gradient equals the Dual-number gradient of its step functions") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const auto w = nk_gm_params(seed + 20);
+    const auto ds = nk_gm_cards(seed + 90, 10, 8);
+    const GruMix plain;  // no buffers
+    nk_check_against_dual(nk_dual_and_kernel(plain, w, ds, nk_gm_predict(plain)), 1e-9, 1e-12);
+    const GruMix m = nk_gm_model(w, -2.0, 5.2);
+    nk_check_against_dual(nk_dual_and_kernel(m, w, ds, nk_gm_predict(m)), 1e-9, 1e-12);
+  }
+  // A stability logit beyond the clamp: no gradient through it, in both.
+  auto w = nk_gm_params(9);
+  w[srs::models::detail::GruMixOffsets::sfc + 14] = 40.0;
+  const auto ds = nk_gm_cards(99, 8, 6);
+  const GruMix m = nk_gm_model(w, 0.0, 1.0);
+  const auto c = nk_dual_and_kernel(m, w, ds, nk_gm_predict(m));
+  nk_check_against_dual(c, 1e-9, 1e-12);
+  CHECK(c.grad[srs::models::detail::GruMixOffsets::sfc + 14] == 0.0);
 }

@@ -15,11 +15,15 @@
 ///   hard_easy_params    M::hard_easy_params (parameters that only Hard and
 ///                       Easy ratings reach: w1, w3, w15, w16 of FSRS v4 on,
 ///                       Anki's w1 and w4, NN-17's Hard/Easy S0 and D0, the
-///                       LSTM's first-layer weights of the rating-2 and
-///                       rating-4 features); 0 without
+///                       LSTM's and GRU-mix's first-layer weights of the
+///                       rating-2 and rating-4 features); 0 without
 ///
 /// and whether srs-bench trains it per user (`trained`: --default and --S0
-/// apply). "Anki-SM-2" is Anki's SM-2 with its default parameters (the
+/// apply). A model whose result names start with another name than its own
+/// (M::result_stem: GRU-mix, the reference's 503-parameter "GRU") shares that
+/// first part with the model of that name (the 39-parameter GRU) and the two
+/// are told apart by --secs: the first runs only with it, the second only
+/// without (stem_sharer, run_conflict). "Anki-SM-2" is Anki's SM-2 with its default parameters (the
 /// models::AnkiSm2 policy, untrained), "Anki-SM-2-trainable" the same policy
 /// trained.
 ///
@@ -53,6 +57,7 @@
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional
 #include <span>         // std::span
+#include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
 
@@ -69,7 +74,7 @@
 #include <srs/models/fsrs_rs.hpp>        // models::FsrsRs
 #include <srs/models/hlr.hpp>            // models::Hlr
 #include <srs/models/logistic_regression.hpp>  // models::LogisticRegression
-#include <srs/models/neural_shapes.hpp>  // models::GruShape, GruPShape, LstmShape, TransformerShape, Nn17Shape (no Eigen)
+#include <srs/models/neural_shapes.hpp>  // models::GruShape, GruPShape, GruMixShape, LstmShape, TransformerShape, Nn17Shape (no Eigen)
 #include <srs/models/online.hpp>         // models::MovingAvg, models::RmseBinsExploit
 #include <srs/models/sbd.hpp>            // models::Sbd
 #include <srs/models/sm2.hpp>            // models::Sm2, models::Sm2Trainable
@@ -80,7 +85,7 @@ namespace srs::eval {
 enum class ModelKind {
   fsrs,     ///< FSRS v1 to 6 and FSRS-rs
   classic,  ///< the other non-neural models and the baselines
-  neural,   ///< GRU, GRU-P, LSTM, Transformer, NN-17 (--weights, --pretrain-users)
+  neural,   ///< GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17 (--weights, --pretrain-users)
 };
 
 /// A model srs-bench runs, by its benchmark name (see the file comment).
@@ -92,6 +97,7 @@ struct BenchmarkModel {
   std::size_t initialized_params = 0;     ///< M::initialized_params.size() (the -S0 fit)
   std::size_t hard_easy_params = 0;       ///< M::hard_easy_params.size()
   std::size_t initialized_hard_easy = 0;  ///< parameters in both lists
+  std::string_view result_stem{};         ///< M::result_stem: its result names' first part, if not `name`
 };
 
 /// The entry of model class M under a benchmark name, from M's own declarations.
@@ -103,6 +109,7 @@ constexpr BenchmarkModel describe_model(std::string_view name, ModelKind kind, b
   b.trained = trained;
   b.num_params = M::num_params;
   if constexpr (requires { M::initialized_params.size(); }) b.initialized_params = M::initialized_params.size();
+  if constexpr (requires { M::result_stem; }) b.result_stem = M::result_stem;
   if constexpr (requires { M::hard_easy_params.size(); }) {
     b.hard_easy_params = M::hard_easy_params.size();
     if constexpr (requires { M::initialized_params.size(); }) {
@@ -143,6 +150,7 @@ inline std::span<const BenchmarkModel> benchmark_models() {
       describe_model<models::Sbd>("SBD", K::classic, true),
       describe_model<models::GruShape>("GRU", K::neural, true),
       describe_model<models::GruPShape>("GRU-P", K::neural, true),
+      describe_model<models::GruMixShape>("GRU-mix", K::neural, true),
       describe_model<models::LstmShape>("LSTM", K::neural, true),
       describe_model<models::TransformerShape>("Transformer", K::neural, true),
       describe_model<models::Nn17Shape>("NN-17", K::neural, true),
@@ -155,6 +163,34 @@ inline const BenchmarkModel* find_benchmark_model(std::string_view name) {
   for (const BenchmarkModel& m : benchmark_models())
     if (m.name == name) return &m;
   return nullptr;
+}
+
+/// The first part of `model`'s result names: M::result_stem, else its name.
+constexpr std::string_view result_stem(const BenchmarkModel& model) {
+  return model.result_stem.empty() ? model.name : model.result_stem;
+}
+
+/// The other model whose result names start as `model`'s (GRU and GRU-mix), or nullptr.
+inline const BenchmarkModel* stem_sharer(const BenchmarkModel& model) {
+  for (const BenchmarkModel& m : benchmark_models())
+    if (&m != &model && result_stem(m) == result_stem(model)) return &m;
+  return nullptr;
+}
+
+/// Why `model` cannot run with --secs set or not (`secs`), or nothing: of two
+/// models sharing a result stem, the one with a result_stem runs only with
+/// --secs, the other only without (see the file comment).
+inline std::optional<std::string> run_conflict(const BenchmarkModel& model, bool secs) {
+  const BenchmarkModel* other = stem_sharer(model);
+  if (!other) return std::nullopt;
+  const bool needs_secs = !model.result_stem.empty();
+  if (needs_secs == secs) return std::nullopt;
+  const std::string stem(result_stem(model));
+  if (needs_secs)
+    return std::string(model.name) + " runs only with --secs: without it, the result files named " + stem +
+           "... are " + std::string(other->name) + "'s";
+  return std::string(model.name) + " runs only without --secs: the reference's " + stem + "...-secs result files are " +
+         std::string(other->name) + "'s (--model " + std::string(other->name) + ")";
 }
 
 /// The parameters of `model` run with `flags` (see the file comment).
@@ -264,7 +300,9 @@ inline std::optional<ResultName> parse_result_name(std::string_view name) {
   bool seen[static_cast<std::size_t>(Suffix::neutral)] = {};
   for (;;) {
     if (const BenchmarkModel* m = find_benchmark_model(name)) {
-      out.model = m;
+      // A stem shared by two models (GRU): the --secs runs are the other's.
+      const BenchmarkModel* other = stem_sharer(*m);
+      out.model = other && !other->result_stem.empty() && other->result_stem == name && out.flags.secs ? other : m;
       return out;
     }
     for (const auto& [alias, model] : detail::reference_aliases)

@@ -2,7 +2,7 @@
 /// @file srs/models/neural_shapes.hpp
 /// The shapes of the neural models — names, parameter layouts (block offsets)
 /// and parameter counts — without their networks: no Eigen, no arithmetic.
-/// The model headers (rnn.hpp, nn17.hpp, transformer.hpp, lstm.hpp; the
+/// The model headers (rnn.hpp, gru_mix.hpp, nn17.hpp, transformer.hpp, lstm.hpp; the
 /// optional component `neural`) take their declarations from here, so that the
 /// model registry (srs/eval/registry.hpp) and the report know every model's
 /// parameter count from the models' own definitions while needing only srs::srs.
@@ -47,6 +47,14 @@ struct LstmOffsets {
   static constexpr std::size_t ih = 0, hh = 1600, bih = 3200, bhh = 3280;  // within an LSTM block
 };
 
+/// Offsets of the GRU-mix network's blocks (the reference's 503-parameter GRU).
+struct GruMixOffsets {
+  static constexpr std::size_t w0 = 0, b0 = 35, ln0 = 42;                     // Linear(5 → 7), LayerNorm γ
+  static constexpr std::size_t ih = 49, hh = 196, bih = 343, bhh = 364;       // GRU(7 → 7)
+  static constexpr std::size_t ln1 = 385, w5 = 392, b5 = 441, ln2 = 448;      // LayerNorm γ, Linear(7 → 7), γ
+  static constexpr std::size_t wfc = 455, sfc = 471, dfc = 487, size = 503;  // heads 7 → 2 (weight 14, bias 2)
+};
+
 }  // namespace detail
 
 /// GRU: GRU(2 → 2), Linear(2 → 1).
@@ -59,6 +67,25 @@ struct GruShape {
 struct GruPShape {
   static constexpr std::string_view name = "GRU-P";
   static constexpr std::size_t num_params = detail::GruOffsets<8>::size;
+};
+
+/// GRU-mix: the reference's 503-parameter GRU (the network of its README's "GRU" row):
+/// Linear/SiLU/LayerNorm, GRU(7), a mixture of two power curves. Its result files
+/// are named "GRU…-secs…", as the reference names them (result_stem).
+struct GruMixShape {
+  static constexpr std::string_view name = "GRU-mix";
+  static constexpr std::string_view result_stem = "GRU";
+  static constexpr std::size_t num_params = detail::GruMixOffsets::size;
+  /// The parameters only Hard and Easy ratings reach: the first layer's weights of the one-hot
+  /// features of rating 2 (feature 2) and rating 4 (feature 4), 2 per hidden unit.
+  static constexpr std::array<std::size_t, 14> hard_easy_params = [] {
+    std::array<std::size_t, 14> a{};
+    for (std::size_t o = 0; o < 7; ++o) {
+      a[2 * o] = detail::GruMixOffsets::w0 + 5 * o + 2;
+      a[2 * o + 1] = detail::GruMixOffsets::w0 + 5 * o + 4;
+    }
+    return a;
+  }();
 };
 
 /// NN-17: tables S0, D0, sinc_w and five small MLPs.

@@ -162,7 +162,8 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
   }
 };
 
-/// GRU (README "GRU", 39 parameters): GRU(2 → 2), S = exp(head), FSRS-4.5's curve.
+/// GRU (the older README's "GRU", 39 parameters; the newer one is GruMix, gru_mix.hpp):
+/// GRU(2 → 2), S = exp(head), FSRS-4.5's curve.
 struct Gru : GruFamily<Gru, 2, false> {
   static constexpr std::string_view name = GruShape::name;
 };
