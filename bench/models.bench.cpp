@@ -35,6 +35,8 @@
 #include <srs/models/fsrs7.hpp>     // srs::models::Fsrs7
 #include <srs/models/fsrs_rs.hpp>   // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>       // srs::models::Hlr
+#include <srs/models/logistic_regression.hpp>  // srs::models::LogisticRegression
+#include <srs/models/sbd.hpp>       // srs::models::Sbd
 #include <srs/models/sm2.hpp>       // srs::models::Sm2, Sm2Trainable
 #include <srs/optim/kernels/reverse_mode.hpp>  // srs::optim::ReverseModeKernel
 #include <srs/optim/replay.hpp>     // srs::optim::Predictor, bce_derivative
@@ -179,6 +181,8 @@ int main(int argc, char** argv) {
   add<m::AnkiSm2>("Anki-SM-2-trainable");
   add<m::EbisuV2>("Ebisu-v2");
   add<m::Avg>("AVG");
+  add<m::Sbd>("SBD");
+  add<m::LogisticRegression>("LogisticRegression");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

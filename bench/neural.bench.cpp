@@ -6,6 +6,8 @@
 //    on batches prepared once (as the trainer does before its epochs);
 //  - preparing those batches (sequences per card, length sort, packing);
 //  - one epoch of GRU, NN-17, Transformer and LSTM for comparison;
+//  - GRU-mix's per-user fine-tuning (its own trainer: 14 passes of 8,192-row
+//    batches) on a simulated user of a year in secs mode;
 //  - the LSTM's largest matrix product in each vector width.
 // Run: cmake --workflow --preset bench && build/bench/bench/bench_neural
 #include <benchmark/benchmark.h>
@@ -23,11 +25,13 @@
 #include <srs/data/dataset.hpp>         // srs::data::Dataset
 #include <srs/data/preprocess.hpp>      // srs::data::preprocess
 #include <srs/detail/matmul.hpp>        // srs::detail::matmul, Layout, MatmulLanes
+#include <srs/models/gru_mix.hpp>       // srs::models::GruMix
 #include <srs/models/lstm.hpp>          // srs::models::Lstm
 #include <srs/models/neural.hpp>        // srs::models::NeuralTraining, detail::RowRef, row_refs
 #include <srs/models/nn17.hpp>          // srs::models::Nn17
 #include <srs/models/rnn.hpp>           // srs::models::Gru, GruP
 #include <srs/models/transformer.hpp>   // srs::models::Transformer
+#include <srs/optim/trainers/gru_mix.hpp>  // srs::optim::NetworkTrainer<GruMix>
 #include <srs/optim/trainers/lstm.hpp>  // srs::optim::batch_loss, detail::fit, make_batches (all networks)
 #include <srs/sched/synthetic.hpp>      // srs::sched::simulate_user, SimulationOptions
 
@@ -83,6 +87,40 @@ BENCHMARK(BM_epoch_GRU_P)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_epoch_GRU)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_epoch_NN_17)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_epoch_Transformer)->Unit(benchmark::kMillisecond);
+
+/// A simulated user about user 1's size (a year, 8 new cards a day), preprocessed
+/// as srs-bench --short --secs does (GRU-mix runs only with --secs).
+const srs::data::Dataset& user_secs() {
+  static const srs::data::Dataset ds = [] {
+    srs::sched::SimulationOptions o;
+    o.seed = 101;
+    o.days = 365;
+    o.new_cards_per_day = 8;
+    srs::data::PreprocessOptions p;
+    p.short_term = true;
+    p.secs = true;
+    return srs::data::preprocess(srs::sched::simulate_user(o, "bench-secs"), p);
+  }();
+  return ds;
+}
+
+/// GRU-mix's whole per-user fine-tuning (NetworkTrainer<GruMix>::train: the
+/// rows in pandas' sample order, its batches, every pass's steps) on every row
+/// of user_secs(), from the seeded initialisation.
+void BM_fine_tune_GRU_mix(benchmark::State& state) {
+  const srs::models::GruMix model;
+  const auto& ds = user_secs();
+  std::vector<std::size_t> rows(ds.items.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  for (auto _ : state) {
+    const auto w = srs::optim::NetworkTrainer<srs::models::GruMix>::train(model, ds, rows, {});
+    benchmark::DoNotOptimize(w.data());
+  }
+  state.counters["rows"] = static_cast<double>(rows.size());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(rows.size()));
+  state.SetLabel("items = training rows; one fine-tuning = every pass over them");
+}
+BENCHMARK(BM_fine_tune_GRU_mix)->Unit(benchmark::kMillisecond);
 
 /// Preparing GRU-P's batches over user100k() (done once per training run).
 void BM_batches_GRU_P(benchmark::State& state) {
