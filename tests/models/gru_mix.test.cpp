@@ -136,9 +136,9 @@ TEST_CASE("GRU-mix: the two hyper-parameter sets") {
   const auto& f = p1.fine_tune;
   const double scale = std::pow(16000.0, 1.0 - f.batch_size_exp);
   CHECK(scale == doctest::Approx(0.22302903366504112).epsilon(1e-12));
-  const double first = scale * srs::optim::detail::gru_mix_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 0);
-  const double peak = scale * srs::optim::detail::gru_mix_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 7);
-  const double last = scale * srs::optim::detail::gru_mix_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 13);
+  const double first = scale * srs::optim::detail::piecewise_linear_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 0);
+  const double peak = scale * srs::optim::detail::piecewise_linear_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 7);
+  const double last = scale * srs::optim::detail::piecewise_linear_rate(f.lr_start, f.lr_middle, f.lr_end, 7, 14, 13);
   CHECK(first == doctest::Approx(0.000550882).epsilon(1e-5));
   CHECK(peak == doctest::Approx(0.00130294).epsilon(1e-5));
   CHECK(last == doctest::Approx(0.000420696).epsilon(1e-5));
@@ -416,7 +416,7 @@ TEST_CASE("GRU-mix: Reptile's outer update on a toy case (one user, one batch, o
   }
   CHECK(moved == 503);
   // The outer schedule: linear warm-up from 1e-4 × lr, then cosine to 0.
-  using T = srs::optim::NetworkTrainer<GruMix>;
+  namespace T = srs::optim::detail;
   CHECK(T::reptile_outer_rate(0.02, 0, 10, 100) == doctest::Approx(0.02 * 1e-4));
   CHECK(T::reptile_outer_rate(0.02, 5, 10, 100) == doctest::Approx(0.02 * (1e-4 + (1 - 1e-4) * 0.5)));
   CHECK(T::reptile_outer_rate(0.02, 10, 10, 100) == doctest::Approx(0.02));

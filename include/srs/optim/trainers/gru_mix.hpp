@@ -13,7 +13,7 @@
 
 #include <algorithm>  // std::fill, std::max, std::min, std::stable_sort
 #include <array>      // std::array
-#include <cmath>      // std::cos, std::log, std::pow, std::sqrt
+#include <cmath>      // std::log, std::pow, std::sqrt
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t, std::uint32_t
 #include <cstdio>     // std::fprintf
@@ -37,14 +37,6 @@
 namespace srs::optim {
 
 namespace detail {
-
-/// The reference's PiecewiseLinearScheduler at step n of `total`: linear from
-/// `start` to `middle` over the first `warmup` steps, then from `middle`
-/// toward `end` (reached at step `total`, which is never taken).
-inline double gru_mix_rate(double start, double middle, double end, int warmup, int total, int n) {
-  if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
-  return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
-}
 
 /// The reference's recency weights over n rows in time order: 1 + rw·x^rd,
 /// x = linspace(0, 1, n), normalised to mean 1.
@@ -85,9 +77,9 @@ inline bool gru_mix_keep(const models::detail::RowRef& r, std::size_t max_len) {
 /// One optimiser step on batch `b` at `w`: the gradient of mean(weight·BCE)·B^bse
 /// + reg ‖w - anchor‖², clipped at `clip`, then AdamW at rate `lr`. Returns Σ weight·BCE.
 inline double gru_mix_step(const models::GruMix& model, const models::GruMix::Batch& b, std::span<double, 503> w,
-                           std::span<const double, 503> anchor, std::vector<double>& grad, double bse,
-                           double reg_scale, double clip, const optim::Adam& adam, optim::Adam::State<503>& state,
-                           double lr, double weight_decay, const std::string& where) {
+                           std::span<const double, 503> anchor, std::vector<double>& grad, double bse, double reg_scale,
+                           double clip, const optim::Adam& adam, optim::Adam::State<503>& state, double lr,
+                           double weight_decay, const std::string& where) {
   constexpr std::size_t N = 503;
   std::fill(grad.begin(), grad.end(), 0.0);
   const double loss = optim::batch_loss(model, std::span<const double, N>(w), b, grad.data());
@@ -134,8 +126,8 @@ struct NetworkTrainer<models::GruMix> {
     const double lr_scale = std::pow(16000.0, 1.0 - cfg.batch_size_exp);
     std::vector<double> grad(N);
     for (int pass = 0; pass < cfg.passes; ++pass) {
-      const double lr = lr_scale * detail::gru_mix_rate(cfg.lr_start, cfg.lr_middle, cfg.lr_end, cfg.warmup_passes,
-                                                        cfg.passes, pass);
+      const double lr = lr_scale * detail::piecewise_linear_rate(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
+                                                                 cfg.warmup_passes, cfg.passes, pass);
       for (const models::GruMix::Batch& b : batches) {
         detail::gru_mix_step(model, b, std::span<double, N>(w), std::span<const double, N>(pre), grad,
                              cfg.batch_size_exp, cfg.reg_scale, cfg.clip_norm, adam, *state, lr, cfg.weight_decay,
@@ -220,8 +212,8 @@ struct NetworkTrainer<models::GruMix> {
       const std::size_t steps = std::min<std::size_t>(static_cast<std::size_t>(ro.inner_steps), batches.size());
       for (std::size_t i = 0; i < steps; ++i) {
         const double lr = warm * lr_scale *
-                          detail::gru_mix_rate(ro.lr_start, ro.lr_middle, ro.lr_end, ro.warmup_steps, ro.inner_steps,
-                                               static_cast<int>(i));
+                          detail::piecewise_linear_rate(ro.lr_start, ro.lr_middle, ro.lr_end, ro.warmup_steps,
+                                                        ro.inner_steps, static_cast<int>(i));
         const Batch& b = batches[order[i]];
         recent_loss += detail::gru_mix_step(net, b, ls, std::span<const double, N>(theta.data(), N), grad,
                                             ro.batch_size_exp, ro.reg_scale, ro.clip_norm, inner, *inner_state, lr,
@@ -230,7 +222,7 @@ struct NetworkTrainer<models::GruMix> {
       }
       for (std::size_t k = 0; k < N; ++k) outer_grad[k] = theta[k] - learner[k];
       detail::adamw_step<N>(outer, *outer_state, ts, std::span<const double, N>(outer_grad.data(), N),
-                            reptile_outer_rate(opt.lr, it - 1, warmup, outer_steps), opt.weight_decay);
+                            detail::reptile_outer_rate(opt.lr, it - 1, warmup, outer_steps), opt.weight_decay);
       if (opt.verbose && it % static_cast<long>(tasks.size()) == 0) {
         std::fprintf(stderr, "Reptile cycle %ld/%d: inner loss %.4f\n", it / static_cast<long>(tasks.size()),
                      opt.epochs, recent_rows ? recent_loss / static_cast<double>(recent_rows) : 0.0);
@@ -250,15 +242,6 @@ struct NetworkTrainer<models::GruMix> {
                 {"outer_weight_decay", opt.weight_decay},
                 {"inner_steps", static_cast<std::int64_t>(ro.inner_steps)}};
     return out;
-  }
-
-  /// The outer rate after `t` scheduler steps of `total` (SequentialLR: LinearLR
-  /// from 1e-4 × lr over `warmup` steps, then CosineAnnealingLR to 0).
-  static double reptile_outer_rate(double lr, long t, long warmup, long total) {
-    if (t < warmup) return lr * (1e-4 + (1.0 - 1e-4) * static_cast<double>(t) / static_cast<double>(warmup));
-    constexpr double pi = 3.141592653589793;
-    const double span = static_cast<double>(std::max<long>(1, total - warmup));
-    return lr * (1.0 + std::cos(pi * static_cast<double>(t - warmup) / span)) / 2.0;
   }
 };
 

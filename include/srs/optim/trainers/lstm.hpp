@@ -12,7 +12,7 @@
 
 #include <algorithm>  // std::copy, std::fill, std::max, std::min, std::shuffle
 #include <array>      // std::array
-#include <cmath>      // std::cos, std::log, std::pow, std::sqrt
+#include <cmath>      // std::log, std::pow, std::sqrt
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t, std::uint32_t
 #include <cstdio>     // std::fprintf
@@ -37,12 +37,6 @@
 namespace srs::optim {
 
 namespace detail {
-
-/// The piecewise-linear rate of reptile_trainer.py's PiecewiseLinearScheduler at step n.
-inline double piecewise_linear_lr(double start, double middle, double end, int warmup, int total, int n) {
-  if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
-  return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
-}
 
 /// Mean and population standard deviation of `xs` (0 and 1 when empty; a
 /// standard deviation of 0 is taken as 1), the LSTM's input normalisation.
@@ -113,8 +107,8 @@ struct NetworkTrainer<models::Lstm> {
     const std::span<double, N> ws(w);
     const std::span<double, N> gs(grad.data(), N);
     for (int pass = 0; pass < cfg.passes; ++pass) {
-      const double lr = lr_scale * detail::piecewise_linear_lr(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
-                                                               cfg.warmup_passes, cfg.passes, pass);
+      const double lr = lr_scale * detail::piecewise_linear_rate(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
+                                                                 cfg.warmup_passes, cfg.passes, pass);
       for (const Batch& b : batches) {
         std::fill(grad.begin(), grad.end(), 0.0);
         const double loss = optim::batch_loss(model, std::span<const double, N>(w), b, grad.data());
@@ -209,15 +203,8 @@ struct NetworkTrainer<models::Lstm> {
         recent_rows += b.rows;
       }
       for (std::size_t k = 0; k < N; ++k) outer_grad[k] = theta[k] - learner[k];
-      const long t = it - 1;  // scheduler steps taken before this one
-      double outer_lr = 0;
-      if (t < warmup) {
-        outer_lr = opt.lr * (1e-4 + (1.0 - 1e-4) * static_cast<double>(t) / static_cast<double>(warmup));
-      } else {
-        constexpr double pi = 3.141592653589793;
-        const double span = static_cast<double>(std::max<long>(1, outer_steps - warmup));
-        outer_lr = opt.lr * (1.0 + std::cos(pi * static_cast<double>(t - warmup) / span)) / 2.0;
-      }
+      // The scheduler has taken it - 1 steps before this one.
+      const double outer_lr = detail::reptile_outer_rate(opt.lr, it - 1, warmup, outer_steps);
       detail::adamw_step<N>(outer, *outer_state, ts, std::span<const double, N>(outer_grad.data(), N), outer_lr,
                             opt.weight_decay);
       if (opt.verbose && it % static_cast<long>(tasks.size()) == 0) {

@@ -211,6 +211,24 @@ inline std::vector<models::detail::RowRef> pooled_rows(std::span<const data::Dat
   return out;
 }
 
+/// The reference's PiecewiseLinearScheduler (its Reptile trainers' inner
+/// and fine-tuning rate) at step n of `total`: linear from `start` to
+/// `middle` over the first `warmup` steps, then from `middle` toward `end`
+/// (reached at step `total`, which is never taken).
+inline double piecewise_linear_rate(double start, double middle, double end, int warmup, int total, int n) {
+  if (n < warmup) return start + (middle - start) * static_cast<double>(n) / static_cast<double>(warmup);
+  return middle + (end - middle) * static_cast<double>(n - warmup) / static_cast<double>(total - warmup);
+}
+
+/// Reptile's outer rate after `t` scheduler steps of `total` (SequentialLR:
+/// LinearLR from 1e-4 × lr over `warmup` steps, then CosineAnnealingLR to 0).
+inline double reptile_outer_rate(double lr, long t, long warmup, long total) {
+  if (t < warmup) return lr * (1e-4 + (1.0 - 1e-4) * static_cast<double>(t) / static_cast<double>(warmup));
+  constexpr double pi = 3.141592653589793;
+  const double span = static_cast<double>(std::max<long>(1, total - warmup));
+  return lr * (1.0 + std::cos(pi * static_cast<double>(t - warmup) / span)) / 2.0;
+}
+
 /// The users' names (for NeuralWeights::info).
 inline std::vector<std::string> user_names(std::span<const data::Dataset> users) {
   std::vector<std::string> names;
