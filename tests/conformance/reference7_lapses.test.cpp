@@ -26,7 +26,7 @@
 
 #ifdef SRS_HAVE_REFERENCE7  // compiled only when ../shared/data/real/reference7 exists (tests/CMakeLists.txt)
 
-#include "support/reference7.hpp"  // srs::test::read_reference7_raw
+#include "support/reference7.hpp"  // srs::test::read_reference7_raw, reference7_collections
 
 namespace reference7_lapses_test {
 
@@ -78,15 +78,8 @@ std::size_t check_dataset(const std::string& dataset, const srs::data::Revlog& l
 TEST_CASE("reference7: the equalize runs' test rows and rmse_bins_lapse equal srs's, on the seven collections") {
   using namespace reference7_lapses_test;
   const fs::path real = SRS_REAL_DATA_DIR;
-  const char* collections[] = {"ASproson_anki",
-                               "IllDepence_kanjiplot",
-                               "hbnordin2_anki_cards",
-                               "maxproft_Anki",
-                               "noawe-boi_NoahsObsidianSync",
-                               "superdrdood_kanji",
-                               "yourchocobro_Anki-Collection-Dump"};
   std::size_t differ = 0;
-  for (const char* d : collections) differ += check_dataset(d, srs::data::read_revlog_csv(real / d / "revlogs.csv", d));
+  for (const char* d : srs::test::reference7_collections) differ += check_dataset(d, srs::data::read_revlog_csv(real / d / "revlogs.csv", d));
   CHECK(differ > 0);  // counting every earlier Again would not reproduce them
 }
 

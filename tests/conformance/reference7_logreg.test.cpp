@@ -24,7 +24,6 @@
 #include <bit>         // std::bit_cast
 #include <cmath>       // std::fabs
 #include <cstdint>     // std::uint32_t, std::int64_t
-#include <cstdio>      // popen, pclose, fgets
 #include <cstdlib>     // std::strtof, std::strtoll, std::system
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
@@ -37,7 +36,8 @@
 #include <srs/eval/evaluator.hpp>              // srs::eval::StandardEvaluator, EvalOptions, UserResult
 #include <srs/models/logistic_regression.hpp>  // srs::models::LogisticRegression
 
-#include <support/temp_dir.hpp>  // srs::test::read_file, sh_quote
+#include <support/reference7.hpp>  // srs::test::read_reference7_raw, reference7_collections
+#include <support/temp_dir.hpp>   // srs::test::read_file, sh_quote
 
 namespace reference7_logreg_test {
 
@@ -63,8 +63,7 @@ struct Source {
 
 std::vector<Source> sources() {
   std::vector<Source> out;
-  for (const char* d : {"ASproson_anki", "IllDepence_kanjiplot", "hbnordin2_anki_cards", "maxproft_Anki",
-                        "noawe-boi_NoahsObsidianSync", "superdrdood_kanji", "yourchocobro_Anki-Collection-Dump"})
+  for (const char* d : srs::test::reference7_collections)
     out.push_back({d, real_dir / d / "revlogs.csv", d});
 #ifdef SRS_ANKI_10K_CSV_DIR
   out.push_back({"anki10k_user1", fs::path(SRS_ANKI_10K_CSV_DIR) / "revlogs" / "user_id=1" / "data.csv", "1"});
@@ -88,47 +87,21 @@ struct RawRow {
   int y = 0;
 };
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  for (const char c : line) {
-    if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\n' && c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 std::vector<RawRow> read_raw(const std::string& dataset) {
-  const fs::path file = ref_dir / "raw" / ("raw_LogisticRegression_" + dataset + ".csv.gz");
-  REQUIRE(fs::exists(file));
-  FILE* pipe = popen(("gzip -dc " + srs::test::sh_quote(file.string())).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string line;
+  const srs::test::RawTable t = srs::test::read_reference7_raw("LogisticRegression", dataset);
+  std::array<std::size_t, 34> feat{};
+  for (std::size_t k = 0; k < 34; ++k) feat[k] = t.column("feat_" + std::to_string(k));
+  const std::size_t review_th = t.column("review_th"), p = t.column("p"), y = t.column("y");
   std::vector<RawRow> rows;
-  std::map<std::string, std::size_t> col;
-  char buf[1 << 16];
-  bool header = true;
-  while (std::fgets(buf, sizeof buf, pipe)) {
-    line += buf;
-    if (line.empty() || line.back() != '\n') continue;  // a line longer than the buffer
-    const std::vector<std::string> f = split_csv(line);
-    line.clear();
-    if (header) {
-      for (std::size_t k = 0; k < f.size(); ++k) col[f[k]] = k;
-      header = false;
-      continue;
-    }
+  rows.reserve(t.rows.size());
+  for (const std::vector<std::string>& f : t.rows) {
     RawRow r;
-    r.review_th = std::strtoll(f.at(col.at("review_th")).c_str(), nullptr, 10);
-    for (std::size_t k = 0; k < 34; ++k)
-      r.x[k] = std::strtof(f.at(col.at("feat_" + std::to_string(k))).c_str(), nullptr);
-    r.p = std::strtof(f.at(col.at("p")).c_str(), nullptr);
-    r.y = static_cast<int>(std::strtol(f.at(col.at("y")).c_str(), nullptr, 10));
+    r.review_th = std::strtoll(f[review_th].c_str(), nullptr, 10);
+    for (std::size_t k = 0; k < 34; ++k) r.x[k] = std::strtof(f[feat[k]].c_str(), nullptr);
+    r.p = std::strtof(f[p].c_str(), nullptr);
+    r.y = static_cast<int>(std::strtol(f[y].c_str(), nullptr, 10));
     rows.push_back(r);
   }
-  pclose(pipe);
   return rows;
 }
 

@@ -34,7 +34,7 @@
 #include <srs/models/sbd.hpp>       // srs::models::Sbd
 #include <srs/optim/replay.hpp>     // srs::optim::replay_with
 
-#include <support/reference7.hpp>  // srs::test::read_reference7_raw
+#include <support/reference7.hpp>  // srs::test::read_reference7_raw, reference7_collections
 #ifdef SRS_ANKI_10K_DIR
 #include <srs/data/parquet.hpp>  // srs::data::read_revlog_parquet
 #endif
@@ -60,13 +60,8 @@ const json::Value& sbd_results() {
   return ref.at("SBD");
 }
 
-const std::vector<std::string> collections{"ASproson_anki",
-                                           "IllDepence_kanjiplot",
-                                           "hbnordin2_anki_cards",
-                                           "maxproft_Anki",
-                                           "noawe-boi_NoahsObsidianSync",
-                                           "superdrdood_kanji",
-                                           "yourchocobro_Anki-Collection-Dump"};
+const std::vector<std::string> collections(srs::test::reference7_collections.begin(),
+                                             srs::test::reference7_collections.end());
 
 /// The reference's preprocessing of these runs: --short --secs --equalize_test_with_non_secs.
 srs::data::Dataset preprocess_equalize(srs::data::Revlog log) {

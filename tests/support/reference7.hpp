@@ -5,6 +5,7 @@
 // Used only by tests compiled with SRS_HAVE_REFERENCE7 (tests/CMakeLists.txt).
 #pragma once
 
+#include <array>       // std::array
 #include <cstddef>     // std::size_t
 #include <cstdio>      // popen, pclose, fgets
 #include <filesystem>  // std::filesystem::path
@@ -16,6 +17,12 @@ namespace srs::test {
 
 /// The reference7 folder.
 inline std::filesystem::path reference7_dir() { return std::filesystem::path(SRS_REAL_DATA_DIR) / "reference7"; }
+
+/// The seven shared collections reference7 ran on (beside user 1 of anki-revlogs-10k).
+inline constexpr std::array<const char*, 7> reference7_collections{
+    "ASproson_anki",       "IllDepence_kanjiplot",        "hbnordin2_anki_cards",
+    "maxproft_Anki",       "noawe-boi_NoahsObsidianSync", "superdrdood_kanji",
+    "yourchocobro_Anki-Collection-Dump"};
 
 /// One raw table: the header and the rows, as strings.
 struct RawTable {
