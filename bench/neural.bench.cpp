@@ -37,15 +37,19 @@
 
 namespace {
 
+/// A simulated user of `days` days with `new_cards` new cards a day, preprocessed with `p`.
+srs::data::Dataset simulated_user(std::uint64_t seed, int days, int new_cards, const char* name,
+                                  const srs::data::PreprocessOptions& p = {}) {
+  srs::sched::SimulationOptions o;
+  o.seed = seed;
+  o.days = days;
+  o.new_cards_per_day = new_cards;
+  return srs::data::preprocess(srs::sched::simulate_user(o, name), p);
+}
+
 /// A simulated user of about 100k reviews (two years, 16 new cards a day), preprocessed as srs-bench does.
 const srs::data::Dataset& user100k() {
-  static const srs::data::Dataset ds = [] {
-    srs::sched::SimulationOptions o;
-    o.seed = 100;
-    o.days = 730;
-    o.new_cards_per_day = 16;
-    return srs::data::preprocess(srs::sched::simulate_user(o, "bench100k"));
-  }();
+  static const srs::data::Dataset ds = simulated_user(100, 730, 16, "bench100k");
   return ds;
 }
 
@@ -91,16 +95,7 @@ BENCHMARK(BM_epoch_Transformer)->Unit(benchmark::kMillisecond);
 /// A simulated user about user 1's size (a year, 8 new cards a day), preprocessed
 /// as srs-bench --short --secs does (GRU-mix runs only with --secs).
 const srs::data::Dataset& user_secs() {
-  static const srs::data::Dataset ds = [] {
-    srs::sched::SimulationOptions o;
-    o.seed = 101;
-    o.days = 365;
-    o.new_cards_per_day = 8;
-    srs::data::PreprocessOptions p;
-    p.short_term = true;
-    p.secs = true;
-    return srs::data::preprocess(srs::sched::simulate_user(o, "bench-secs"), p);
-  }();
+  static const srs::data::Dataset ds = simulated_user(101, 365, 8, "bench-secs", {.short_term = true, .secs = true});
   return ds;
 }
 
