@@ -4,11 +4,10 @@
 /// name: the one list that srs-bench's --model lookup and --help, and
 /// srs-report's Parameters column (srs/report/) use.
 ///
-/// **Models.** benchmark_models() names every model srs-bench runs
-/// (`--model NAME`, the first part of a result name), in the order of the
-/// benchmark's tables (the FSRS family, the other models, the neural ones),
-/// with what the model classes themselves say:
+/// **Models.** A model names itself and declares what the benchmark needs to
+/// know; describe_model<M>() reads it:
 ///
+///   name                M::name: `--model NAME`, the first part of a result name
 ///   num_params          M::num_params, the size of the parameter vector
 ///   initialized_params  M::initialized_params (the parameters the S0 fit,
 ///                       `initialize`, sets: w0..w3 of FSRS v4 on); 0 without
@@ -17,15 +16,23 @@
 ///                       Anki's w1 and w4, NN-17's Hard/Easy S0 and D0, the
 ///                       LSTM's and GRU-mix's first-layer weights of the
 ///                       rating-2 and rating-4 features); 0 without
+///   trained             M::num_params > 0, unless M::benchmark_untrained
+///                       (the benchmark runs it with its defaults: Anki-SM-2);
+///                       --default and --S0 apply to trained models
+///   neural              a NeuralNetwork (or a shape of neural_shapes.hpp):
+///                       --weights and --pretrain-users apply
 ///
-/// and whether srs-bench trains it per user (`trained`: --default and --S0
-/// apply). A model whose result names start with another name than its own
+/// A model list (ModelList<M...>) is a program's registry: srs-bench's is
+/// BuiltinModels, in the order of the benchmark's tables (the FSRS family, the
+/// other models, the neural ones); benchmark_models() describes it. A program
+/// of one's own passes its list to srs::bench::main (srs/bench/main.hpp).
+/// A model whose result names start with another name than its own
 /// (M::result_stem: GRU-mix, the reference's 503-parameter "GRU") shares that
 /// first part with the model of that name (the 39-parameter GRU) and the two
 /// are told apart by --secs: the first runs only with it, the second only
-/// without (stem_sharer, run_conflict). "Anki-SM-2" is Anki's SM-2 with its default parameters (the
-/// models::AnkiSm2 policy, untrained), "Anki-SM-2-trainable" the same policy
-/// trained.
+/// without (stem_sharer, run_conflict). "Anki-SM-2" is Anki's SM-2 with its
+/// default parameters (models::AnkiSm2, benchmark_untrained),
+/// "Anki-SM-2-trainable" the same policy trained (models::AnkiSm2Trainable).
 ///
 /// **Parameter counts** (docs/protocol.md §5, docs/models.md §13): the parameters
 /// fitted to a user's data, per partition.
@@ -61,11 +68,12 @@
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
 
+#include <srs/concepts.hpp>      // srs::NeuralNetwork
 #include <srs/data/dataset.hpp>  // data::PartitionBy
 #include <srs/eval/report.hpp>   // eval::RunFlags
 
 #include <srs/models/act_r.hpp>          // models::ActR
-#include <srs/models/anki.hpp>           // models::AnkiSm2
+#include <srs/models/anki.hpp>           // models::AnkiSm2, models::AnkiSm2Trainable
 #include <srs/models/avg.hpp>            // models::Avg
 #include <srs/models/dash.hpp>           // models::Dash, models::DashMcm, models::DashActR
 #include <srs/models/ebisu.hpp>          // models::EbisuV2
@@ -81,17 +89,55 @@
 
 namespace srs::eval {
 
-/// The groups of the benchmark's tables (srs-bench --help lists them in this order).
-enum class ModelKind {
-  fsrs,     ///< FSRS v1 to 6 and FSRS-rs
-  classic,  ///< the other non-neural models and the baselines
-  neural,   ///< GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17 (--weights, --pretrain-users)
+/// A compile-time list of model classes, in the order of a program's tables
+/// (srs-bench's built-in models: BuiltinModels below; a program of one's own:
+/// srs::bench::main<Models...>, srs/bench/main.hpp).
+template <class... Ms>
+struct ModelList {
+  static constexpr std::size_t size = sizeof...(Ms);
 };
+
+namespace detail {
+template <class... Lists>
+struct concat_lists;
+template <class... Ms>
+struct concat_lists<ModelList<Ms...>> {
+  using type = ModelList<Ms...>;
+};
+template <class... As, class... Bs, class... Rest>
+struct concat_lists<ModelList<As...>, ModelList<Bs...>, Rest...> {
+  using type = typename concat_lists<ModelList<As..., Bs...>, Rest...>::type;
+};
+}  // namespace detail
+
+/// The lists one after the other.
+template <class... Lists>
+using ConcatModels = typename detail::concat_lists<Lists...>::type;
+
+/// The class a registry entry runs: a neural model's shape (models/neural_shapes.hpp,
+/// which the registry lists so that it needs no Eigen) names it as `Shape::model`;
+/// every other entry is the model class itself.
+template <class M>
+struct model_class {
+  using type = M;
+};
+template <class M>
+  requires requires { typename M::model; }
+struct model_class<M> {
+  using type = typename M::model;
+};
+template <class M>
+using model_class_t = typename model_class<M>::type;
+
+/// Whether a registry entry is a neural model (--weights and --pretrain-users apply):
+/// a shape of models/neural_shapes.hpp, or a class that is a NeuralNetwork.
+template <class M>
+inline constexpr bool is_neural_entry = requires { typename M::model; } || NeuralNetwork<M>;
 
 /// A model srs-bench runs, by its benchmark name (see the file comment).
 struct BenchmarkModel {
   std::string_view name;  ///< --model NAME, the first part of the result name
-  ModelKind kind = ModelKind::classic;
+  bool neural = false;                    ///< a neural model (--weights, --pretrain-users)
   bool trained = true;                    ///< trained per user (--default and --S0 apply)
   std::size_t num_params = 0;             ///< M::num_params
   std::size_t initialized_params = 0;     ///< M::initialized_params.size() (the -S0 fit)
@@ -100,13 +146,18 @@ struct BenchmarkModel {
   std::string_view result_stem{};         ///< M::result_stem: its result names' first part, if not `name`
 };
 
-/// The entry of model class M under a benchmark name, from M's own declarations.
+/// The entry of model class M, from M's own declarations (see the file comment):
+/// M::name, M::num_params, and where declared M::initialized_params,
+/// M::hard_easy_params, M::result_stem and M::benchmark_untrained (a model with
+/// parameters that the benchmark runs with its defaults: Anki-SM-2).
 template <class M>
-constexpr BenchmarkModel describe_model(std::string_view name, ModelKind kind, bool trained) {
+constexpr BenchmarkModel describe_model() {
   BenchmarkModel b;
-  b.name = name;
-  b.kind = kind;
-  b.trained = trained;
+  b.name = M::name;
+  b.neural = is_neural_entry<M>;
+  bool untrained = false;
+  if constexpr (requires { M::benchmark_untrained; }) untrained = M::benchmark_untrained;
+  b.trained = M::num_params > 0 && !untrained;
   b.num_params = M::num_params;
   if constexpr (requires { M::initialized_params.size(); }) b.initialized_params = M::initialized_params.size();
   if constexpr (requires { M::result_stem; }) b.result_stem = M::result_stem;
@@ -120,47 +171,36 @@ constexpr BenchmarkModel describe_model(std::string_view name, ModelKind kind, b
   return b;
 }
 
-/// Every model srs-bench runs, in the order of the benchmark's tables.
+/// The entries of a list of models, in its order.
+template <class... Ms>
+constexpr std::array<BenchmarkModel, sizeof...(Ms)> describe_models(ModelList<Ms...>) {
+  return {describe_model<Ms>()...};
+}
+
+/// srs-bench's built-in models, in the order of the benchmark's tables: the FSRS
+/// family, the other non-neural models and the baselines, the neural models
+/// (their shapes). The one list: srs-bench compiles each group in a file of its
+/// own (examples/srs_bench/), srs-report and --help read it through benchmark_models().
+using FsrsModels = ModelList<models::Fsrs1, models::Fsrs2, models::Fsrs3, models::Fsrs4, models::Fsrs4_5, models::Fsrs5,
+                             models::Fsrs6, models::Fsrs7, models::FsrsRs>;
+using ClassicModels =
+    ModelList<models::Hlr, models::Dash, models::DashMcm, models::DashActR, models::ActR, models::Sm2,
+              models::Sm2Trainable, models::AnkiSm2, models::AnkiSm2Trainable, models::EbisuV2, models::MovingAvg,
+              models::RmseBinsExploit, models::Avg, models::LogisticRegression, models::Sbd>;
+using NeuralModels = ModelList<models::GruShape, models::GruPShape, models::GruMixShape, models::LstmShape,
+                               models::TransformerShape, models::Nn17Shape>;
+using BuiltinModels = ConcatModels<FsrsModels, ClassicModels, NeuralModels>;
+
+/// Every model srs-bench runs (BuiltinModels), in the order of the benchmark's tables.
 inline std::span<const BenchmarkModel> benchmark_models() {
-  using K = ModelKind;
-  static constexpr BenchmarkModel table[] = {
-      describe_model<models::Fsrs1>("FSRSv1", K::fsrs, true),
-      describe_model<models::Fsrs2>("FSRSv2", K::fsrs, true),
-      describe_model<models::Fsrs3>("FSRSv3", K::fsrs, true),
-      describe_model<models::Fsrs4>("FSRSv4", K::fsrs, true),
-      describe_model<models::Fsrs4_5>("FSRS-4.5", K::fsrs, true),
-      describe_model<models::Fsrs5>("FSRS-5", K::fsrs, true),
-      describe_model<models::Fsrs6>("FSRS-6", K::fsrs, true),
-      describe_model<models::Fsrs7>("FSRS-7", K::fsrs, true),
-      describe_model<models::FsrsRs>("FSRS-rs", K::fsrs, true),
-      describe_model<models::Hlr>("HLR", K::classic, true),
-      describe_model<models::Dash>("DASH", K::classic, true),
-      describe_model<models::DashMcm>("DASH[MCM]", K::classic, true),
-      describe_model<models::DashActR>("DASH[ACT-R]", K::classic, true),
-      describe_model<models::ActR>("ACT-R", K::classic, true),
-      describe_model<models::Sm2>("SM-2", K::classic, false),
-      describe_model<models::Sm2Trainable>("SM-2-trainable", K::classic, true),
-      describe_model<models::AnkiSm2>("Anki-SM-2", K::classic, false),
-      describe_model<models::AnkiSm2>("Anki-SM-2-trainable", K::classic, true),
-      describe_model<models::EbisuV2>("Ebisu-v2", K::classic, false),
-      describe_model<models::MovingAvg>("MOVING-AVG", K::classic, false),
-      describe_model<models::RmseBinsExploit>("RMSE-BINS-EXPLOIT", K::classic, false),
-      describe_model<models::Avg>("AVG", K::classic, false),
-      describe_model<models::LogisticRegression>("LogisticRegression", K::classic, true),
-      describe_model<models::Sbd>("SBD", K::classic, true),
-      describe_model<models::GruShape>("GRU", K::neural, true),
-      describe_model<models::GruPShape>("GRU-P", K::neural, true),
-      describe_model<models::GruMixShape>("GRU-mix", K::neural, true),
-      describe_model<models::LstmShape>("LSTM", K::neural, true),
-      describe_model<models::TransformerShape>("Transformer", K::neural, true),
-      describe_model<models::Nn17Shape>("NN-17", K::neural, true),
-  };
+  static constexpr auto table = describe_models(BuiltinModels{});
   return table;
 }
 
-/// The model srs-bench runs as `name`, or nullptr.
-inline const BenchmarkModel* find_benchmark_model(std::string_view name) {
-  for (const BenchmarkModel& m : benchmark_models())
+/// The model of `models` (default: srs-bench's) named `name`, or nullptr.
+inline const BenchmarkModel* find_benchmark_model(std::string_view name,
+                                                  std::span<const BenchmarkModel> models = benchmark_models()) {
+  for (const BenchmarkModel& m : models)
     if (m.name == name) return &m;
   return nullptr;
 }
@@ -170,18 +210,20 @@ constexpr std::string_view result_stem(const BenchmarkModel& model) {
   return model.result_stem.empty() ? model.name : model.result_stem;
 }
 
-/// The other model whose result names start as `model`'s (GRU and GRU-mix), or nullptr.
-inline const BenchmarkModel* stem_sharer(const BenchmarkModel& model) {
-  for (const BenchmarkModel& m : benchmark_models())
-    if (&m != &model && result_stem(m) == result_stem(model)) return &m;
+/// The other model of `models` whose result names start as `model`'s (GRU and GRU-mix), or nullptr.
+inline const BenchmarkModel* stem_sharer(const BenchmarkModel& model,
+                                         std::span<const BenchmarkModel> models = benchmark_models()) {
+  for (const BenchmarkModel& m : models)
+    if (m.name != model.name && result_stem(m) == result_stem(model)) return &m;
   return nullptr;
 }
 
 /// Why `model` cannot run with --secs set or not (`secs`), or nothing: of two
 /// models sharing a result stem, the one with a result_stem runs only with
 /// --secs, the other only without (see the file comment).
-inline std::optional<std::string> run_conflict(const BenchmarkModel& model, bool secs) {
-  const BenchmarkModel* other = stem_sharer(model);
+inline std::optional<std::string> run_conflict(const BenchmarkModel& model, bool secs,
+                                               std::span<const BenchmarkModel> models = benchmark_models()) {
+  const BenchmarkModel* other = stem_sharer(model, models);
   if (!other) return std::nullopt;
   const bool needs_secs = !model.result_stem.empty();
   if (needs_secs == secs) return std::nullopt;

@@ -51,6 +51,10 @@ struct AnkiState {
 struct AnkiSm2 {
   static constexpr std::size_t num_params = 7;
   static constexpr std::string_view name = "Anki-SM-2";
+  /// The benchmark's "Anki-SM-2" row is Anki's defaults: srs-bench runs this
+  /// model untrained (as with --default). Evaluator can still train it; the
+  /// benchmark's trained row is AnkiSm2Trainable.
+  static constexpr bool benchmark_untrained = true;
   template <class T>
   using State = AnkiState<T>;
   static constexpr std::array<double, 7> defaults{1, 4, 2.5, 1.3, 1.2, 0, 1};
@@ -136,6 +140,13 @@ struct AnkiSm2 {
     const T leaky = x > V(0) ? x : x * V(0.01);  // PyTorch's leaky_relu, slope 0.01 (also at 0)
     return {clamp(max(leaky + V(1), ivl), V(s_min), V(s_max)), clamp(ease, V(1.3), V(5.5))};
   }
+};
+
+/// Anki's SM-2 trained per user: the benchmark's "Anki-SM-2-trainable" row
+/// (the reference's "Anki" result files). The same policy as AnkiSm2.
+struct AnkiSm2Trainable : AnkiSm2 {
+  static constexpr std::string_view name = "Anki-SM-2-trainable";
+  static constexpr bool benchmark_untrained = false;
 };
 
 static_assert(DualTrainable<AnkiSm2>);

@@ -6,6 +6,8 @@
 /// optional component `neural`) take their declarations from here, so that the
 /// model registry (srs/eval/registry.hpp) and the report know every model's
 /// parameter count from the models' own definitions while needing only srs::srs.
+/// Each shape names its model class (`Shape::model`, declared here and defined
+/// in the model's header): srs-bench's model tables run that class.
 #pragma once
 
 #include <array>        // std::array
@@ -13,6 +15,14 @@
 #include <string_view>  // std::string_view
 
 namespace srs::models {
+
+// The neural model classes, defined in their headers (component `neural`).
+struct Gru;
+struct GruP;
+struct GruMix;
+struct Lstm;
+struct Transformer;
+struct Nn17;
 
 namespace detail {
 
@@ -59,12 +69,14 @@ struct GruMixOffsets {
 
 /// GRU: GRU(2 → 2), Linear(2 → 1).
 struct GruShape {
+  using model = Gru;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "GRU";
   static constexpr std::size_t num_params = detail::GruOffsets<2>::size;
 };
 
 /// GRU-P: GRU(2 → 8), Linear(8 → 1).
 struct GruPShape {
+  using model = GruP;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "GRU-P";
   static constexpr std::size_t num_params = detail::GruOffsets<8>::size;
 };
@@ -73,6 +85,7 @@ struct GruPShape {
 /// Linear/SiLU/LayerNorm, GRU(7), a mixture of two power curves. Its result files
 /// are named "GRU…-secs…", as the reference names them (result_stem).
 struct GruMixShape {
+  using model = GruMix;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "GRU-mix";
   static constexpr std::string_view result_stem = "GRU";
   static constexpr std::size_t num_params = detail::GruMixOffsets::size;
@@ -90,6 +103,7 @@ struct GruMixShape {
 
 /// NN-17: tables S0, D0, sinc_w and five small MLPs.
 struct Nn17Shape {
+  using model = Nn17;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "NN-17";
   static constexpr std::size_t num_params = detail::Nn17Offsets::size;
   /// The parameters only Hard and Easy ratings reach (the S0 and D0 table entries of ratings 2
@@ -102,12 +116,14 @@ struct Nn17Shape {
 
 /// Transformer: nn.Transformer(d_model 2, 2 heads, 1 + 1 layers, ff 2) and a head.
 struct TransformerShape {
+  using model = Transformer;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "Transformer";
   static constexpr std::size_t num_params = 127;
 };
 
 /// LSTM: the reference's residual LSTM(20) network.
 struct LstmShape {
+  using model = Lstm;  ///< the model class (its header: the component neural)
   static constexpr std::string_view name = "LSTM";
   static constexpr std::size_t num_params = detail::LstmOffsets::size;
   /// The parameters only Hard and Easy ratings reach: the first layer's weights of the one-hot

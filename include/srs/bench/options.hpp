@@ -1,18 +1,89 @@
 // SPDX-License-Identifier: MIT
-// srs-bench's command line: the usage text (--help) and the options.
-#include "srs_bench.hpp"
+/// @file srs/bench/options.hpp
+/// srs-bench's command line (the library behind srs-bench and a program of
+/// one's own, srs/bench/main.hpp): the options, the usage text (--help) and
+/// the parser. `PROGRAM --help` documents every flag.
+#pragma once
 
-#include <srs/core/error.hpp>  // srs::UsageError
+#include <srs/core/error.hpp>      // srs::UsageError
+#include <srs/data/dataset.hpp>    // data::PartitionBy, data::parse_partition_by
+#include <srs/data/discover.hpp>   // data::UserSelection
+#include <srs/eval/report.hpp>     // eval::RunFlags, eval::Precision
 
-#include <algorithm>  // std::max
-#include <cstdlib>    // std::strtol, std::exit
-#include <iostream>   // std::cout
-#include <thread>     // std::thread::hardware_concurrency
+#include <algorithm>    // std::max
+#include <cstddef>      // std::size_t
+#include <cstdlib>      // std::strtol, std::exit
+#include <filesystem>   // std::filesystem
+#include <iostream>     // std::cout
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <thread>       // std::thread::hardware_concurrency
+#include <vector>       // std::vector
 
-namespace srs_bench {
-namespace {
+namespace srs::bench {
 
-constexpr const char* usage_head =
+namespace fs = std::filesystem;
+
+/// What a program built on srs::bench::run is called and what it runs without --model.
+struct Program {
+  std::string name = "srs-bench";           ///< in --help and in messages
+  std::vector<std::string> default_models;  ///< without --model (empty: every model of the program)
+  bool model_required = false;              ///< --data needs --model (srs-bench: yes; --demo takes the defaults)
+};
+
+/// The options of the command line.
+struct Options {
+  fs::path data;
+  std::optional<data::UserSelection> users;  // --users LIST
+  bool demo = false;
+  std::size_t demo_users = 8;
+  bool demo_users_given = false;
+  std::vector<std::string> models;
+  eval::RunFlags flags;
+  eval::Precision precision = eval::Precision::float32;
+  fs::path out = "result";
+  bool raw = false;
+  bool overwrite = false;
+  bool resume = false;          // --resume
+  std::size_t shard_index = 0;  // --shard I/N: I (1-based; 0 = no sharding)
+  std::size_t shard_count = 0;  // N
+  bool merge = false;           // --merge
+  bool quiet = false;
+  unsigned threads = 0;
+  unsigned fold_threads = 1;             // folds of one user in parallel (threads left over when users < threads)
+  fs::path weights;                      // --weights FILE
+  std::vector<fs::path> pretrain_users;  // --pretrain-users PATH (repeatable)
+  std::optional<data::UserSelection> pretrain_ids;  // --pretrain-ids LIST
+  fs::path save_weights;                            // --save-weights FILE
+  std::size_t pretrain_epochs = 0;                  // --pretrain-epochs N (0: the model's default)
+  std::size_t pretrain_batch = 0;                   // --pretrain-batch N (0: the model's default)
+};
+
+namespace detail {
+
+/// The program's name in messages (srs::bench::run sets it).
+inline std::string& program_name() {
+  static std::string name = "srs-bench";
+  return name;
+}
+
+}  // namespace detail
+
+/// Throws UsageError(msg + " (see PROGRAM --help)").
+[[noreturn]] inline void usage_error(const std::string& msg) {
+  throw UsageError(msg + " (see " + detail::program_name() + " --help)");
+}
+
+namespace detail {
+
+/// Every occurrence of `from` in `s` replaced by `to`.
+inline std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+inline constexpr const char* usage_head =
     R"(srs-bench: evaluate spaced-repetition memory models with the SRS benchmark protocol
 
 Usage:
@@ -41,9 +112,8 @@ Models (repeatable; names as in the benchmark's tables):
 
 // (between the two: the --model line with every model of srs/eval/registry.hpp, model_help())
 
-constexpr const char* usage_tail =
-    R"(                      (default with --demo: FSRS-6 and AVG)
-
+inline constexpr const char* usage_tail =
+    R"(
 Protocol flags (as in the reference benchmark; they also name the result file):
   --short             include same-day reviews in the histories (suffix -short)
   --secs              intervals in fractional days (elapsed_seconds / 86400); same-day
@@ -128,7 +198,7 @@ leaves whole lines (at worst one cut-off last line): --resume continues it, and
 the files come out identical to those of an uninterrupted run.
 )";
 
-data::UserSelection parse_selection(const std::string& flag, const std::string& value) {
+inline data::UserSelection parse_selection(const std::string& flag, const std::string& value) {
   try {
     return data::UserSelection::parse(value);
   } catch (const UsageError& e) {
@@ -136,7 +206,7 @@ data::UserSelection parse_selection(const std::string& flag, const std::string& 
   }
 }
 
-std::size_t parse_count(const std::string& flag, const std::string& value) {
+inline std::size_t parse_count(const std::string& flag, const std::string& value) {
   char* end = nullptr;
   const long v = std::strtol(value.c_str(), &end, 10);
   if (value.empty() || *end != '\0' || v < 1 || v > 1000000)
@@ -144,11 +214,24 @@ std::size_t parse_count(const std::string& flag, const std::string& value) {
   return static_cast<std::size_t>(v);
 }
 
-}  // namespace
 
-[[noreturn]] void usage_error(const std::string& msg) { throw UsageError(msg + " (see srs-bench --help)"); }
+/// The usage text: the head, the --model lines, the tail, for `program`.
+inline std::string usage_text(const Program& program, const std::string& model_help) {
+  std::string defaults;
+  for (const std::string& m : program.default_models) defaults += (defaults.empty() ? "" : " and ") + m;
+  const std::string default_line =
+      program.model_required ? "                      (default with --demo: " + defaults + ")\n"
+      : defaults.empty()     ? "                      (default: every model above)\n"
+                             : "                      (default: " + defaults + ")\n";
+  // The head names the program; the tail's "srs-bench-mpi" paragraph is about srs-bench's MPI twin.
+  return replace_all(usage_head, "srs-bench", program.name) + model_help + default_line + usage_tail;
+}
 
-Options parse_args(int argc, char** argv) {
+}  // namespace detail
+
+/// The options of the command line; --help prints the usage text (with
+/// `model_help`, the --model lines) and exits.
+inline Options parse_args(int argc, char** argv, const Program& program, const std::string& model_help) {
   Options o;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t k = 0; k < args.size(); ++k) {
@@ -158,16 +241,16 @@ Options parse_args(int argc, char** argv) {
       return args[++k];
     };
     if (a == "--help" || a == "-h") {
-      std::cout << usage_head << model_help() << usage_tail;
+      std::cout << detail::usage_text(program, model_help);
       std::exit(0);
     } else if (a == "--data") {
       o.data = value();
     } else if (a == "--users") {
-      o.users = parse_selection(a, value());
+      o.users = detail::parse_selection(a, value());
     } else if (a == "--demo") {
       o.demo = true;
     } else if (a == "--demo-users") {
-      o.demo_users = parse_count(a, value());
+      o.demo_users = detail::parse_count(a, value());
       o.demo_users_given = true;
     } else if (a == "--model") {
       o.models.push_back(value());
@@ -195,7 +278,7 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--sched_penalties") {
       o.flags.sched_penalties = true;
     } else if (a == "--epochs") {
-      o.flags.epochs = static_cast<int>(parse_count(a, value()));
+      o.flags.epochs = static_cast<int>(detail::parse_count(a, value()));
     } else if (a == "--duration") {
       o.flags.duration = true;
     } else if (a == "--precision") {
@@ -219,13 +302,13 @@ Options parse_args(int argc, char** argv) {
       const std::string& v = value();
       const std::size_t slash = v.find('/');
       if (slash == std::string::npos) usage_error("--shard needs I/N, got '" + v + "'");
-      o.shard_index = parse_count(a, v.substr(0, slash));
-      o.shard_count = parse_count(a, v.substr(slash + 1));
+      o.shard_index = detail::parse_count(a, v.substr(0, slash));
+      o.shard_count = detail::parse_count(a, v.substr(slash + 1));
       if (o.shard_index > o.shard_count) usage_error("--shard I/N needs 1 <= I <= N, got '" + v + "'");
     } else if (a == "--merge") {
       o.merge = true;
     } else if (a == "--threads") {
-      o.threads = static_cast<unsigned>(parse_count(a, value()));
+      o.threads = static_cast<unsigned>(detail::parse_count(a, value()));
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--weights") {
@@ -233,13 +316,13 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--pretrain-users") {
       o.pretrain_users.emplace_back(value());
     } else if (a == "--pretrain-ids") {
-      o.pretrain_ids = parse_selection(a, value());
+      o.pretrain_ids = detail::parse_selection(a, value());
     } else if (a == "--save-weights") {
       o.save_weights = value();
     } else if (a == "--pretrain-epochs") {
-      o.pretrain_epochs = parse_count(a, value());
+      o.pretrain_epochs = detail::parse_count(a, value());
     } else if (a == "--pretrain-batch") {
-      o.pretrain_batch = parse_count(a, value());
+      o.pretrain_batch = detail::parse_count(a, value());
     } else {
       usage_error("unknown argument '" + a + "'");
     }
@@ -255,8 +338,8 @@ Options parse_args(int argc, char** argv) {
   if (o.pretrain_ids && o.pretrain_users.empty()) usage_error("--pretrain-ids needs --pretrain-users PATH");
   if (!o.demo && o.data.empty() && o.pretrain_users.empty()) usage_error("--data PATH (or --demo) is required");
   if (o.models.empty()) {
-    if (!o.demo) usage_error("at least one --model is required");
-    o.models = {"FSRS-6", "AVG"};
+    if (!o.demo && program.model_required) usage_error("at least one --model is required");
+    o.models = program.default_models;  // (empty: every model of the program)
   }
   if (o.flags.defaults && o.flags.s0) usage_error("--default and --S0 exclude each other");
   if (o.resume && o.overwrite) usage_error("--resume and --overwrite exclude each other");
@@ -267,4 +350,4 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-}  // namespace srs_bench
+}  // namespace srs::bench

@@ -1,46 +1,93 @@
 // SPDX-License-Identifier: MIT
-// srs-bench's result files: appending lines, --resume, and the shard files of
-// --shard, --merge and srs-bench-mpi.
-#include "srs_bench.hpp"
+/// @file srs/bench/results.hpp
+/// srs-bench's result files: appending lines, --resume, and the shard files of
+/// --shard, --merge and srs-bench-mpi.
+#pragma once
 
-#include <srs/core/error.hpp>   // srs::Error, srs::InputError, srs::UsageError
-#include <srs/detail/json.hpp>  // srs::detail::json::parse
+#include <srs/bench/options.hpp>  // bench::Options, bench::detail::program_name
+#include <srs/core/error.hpp>     // srs::Error, srs::InputError, srs::UsageError
+#include <srs/detail/json.hpp>    // srs::detail::json::parse
+#include <srs/eval/report.hpp>    // eval::UserResult
 
 #include <algorithm>      // std::sort, std::stable_sort, std::min
 #include <cerrno>         // errno, EINTR
+#include <cstdint>        // std::uintmax_t
 #include <cstdio>         // std::fprintf
 #include <fcntl.h>        // open, O_APPEND
 #include <fstream>        // std::ifstream, std::ofstream
 #include <map>            // std::map
+#include <mutex>          // std::mutex
 #include <regex>          // std::regex (shard file names)
 #include <set>            // std::set
+#include <string>         // std::string
 #include <system_error>   // std::generic_category
 #include <unistd.h>       // write, close
 #include <unordered_map>  // std::unordered_map
+#include <unordered_set>  // std::unordered_set
 #include <utility>        // std::pair
+#include <vector>         // std::vector
 
-namespace srs_bench {
+namespace srs::bench {
 
-std::string shard_suffix(std::size_t index, std::size_t count) {
+/// Append-only result file. Each line, with its "\n", goes to the file in one
+/// write() on a descriptor opened with O_APPEND, and nothing is buffered in the
+/// process: a run killed at any moment leaves whole lines, except at worst one
+/// cut-off last line, which --resume drops. (No fsync: the lines outlive the
+/// process, not a power failure of the machine.)
+class LineSink {
+ public:
+  /// Opens `path` for appending; `truncate` empties it first (a new run).
+  LineSink(const fs::path& path, bool truncate);
+  LineSink(const LineSink&) = delete;
+  LineSink& operator=(const LineSink&) = delete;
+  ~LineSink();
+  void write(const std::string& line);
+  void close();
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  std::mutex mutex_;
+};
+
+/// What --resume finds in one existing result (or raw) file.
+struct ResumeFile {
+  std::uintmax_t keep = 0;                ///< bytes of whole lines
+  bool cut = false;                       ///< an incomplete last line follows them (dropped)
+  std::unordered_set<std::string> users;  ///< users with a line
+  std::vector<eval::UserResult> results;  ///< result files: each user's size and metrics (for the table)
+};
+
+/// One shard file: DIR/<name>.shard-I-of-N.jsonl.
+struct ShardFile {
+  fs::path path;
+  std::string name;
+  std::size_t index = 0, count = 0;
+};
+
+/// The file name suffix of shard `index` of `count` (".shard-2-of-4"), empty without sharding.
+inline std::string shard_suffix(std::size_t index, std::size_t count) {
   return count ? ".shard-" + std::to_string(index) + "-of-" + std::to_string(count) : std::string();
 }
 
-void check_writable(const fs::path& path, bool overwrite) {
+/// Refuse to replace a non-empty result file unless --overwrite was given.
+inline void check_writable(const fs::path& path, bool overwrite) {
   if (!overwrite && fs::exists(path) && fs::file_size(path) > 0) {
     throw UsageError(path.string() + " already exists; pass --overwrite to replace it");
   }
 }
 
-LineSink::LineSink(const fs::path& path, bool truncate) : path_(path) {
+inline LineSink::LineSink(const fs::path& path, bool truncate) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
   if (fd_ < 0) throw UsageError("cannot write " + path.string() + ": " + std::generic_category().message(errno));
 }
 
-LineSink::~LineSink() {
+inline LineSink::~LineSink() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void LineSink::write(const std::string& line) {
+inline void LineSink::write(const std::string& line) {
   std::string l;
   l.reserve(line.size() + 1);
   l.append(line).push_back('\n');
@@ -58,7 +105,7 @@ void LineSink::write(const std::string& line) {
   }
 }
 
-void LineSink::close() {
+inline void LineSink::close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (fd_ < 0) return;
   const int rc = ::close(fd_);
@@ -66,7 +113,13 @@ void LineSink::close() {
   if (rc != 0) throw Error("error closing " + path_.string() + ": " + std::generic_category().message(errno));
 }
 
-ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::unordered_set<std::string>& known) {
+/// Reads an existing output file for --resume. Every whole line must be a line
+/// this run could have written: a JSON object whose "user" is one of `known` and
+/// named by no earlier line, with "metrics" and "size" (result files) or "p" and
+/// "y" (raw files). A last line without its "\n" is the cut-off line of a killed
+/// run: it is not counted (the caller cuts it off). Anything else: UsageError
+/// naming the file and line. A missing file holds nothing.
+inline ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::unordered_set<std::string>& known) {
   ResumeFile f;
   std::error_code ec;
   if (!fs::exists(path, ec)) return f;
@@ -87,14 +140,14 @@ ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::unordered_
     }
     f.keep += line.size() + 1;
     if (line.empty()) continue;
-    detail::json::Value v;
+    srs::detail::json::Value v;
     try {
-      v = detail::json::parse(line, path.string());
+      v = srs::detail::json::parse(line, path.string());
     } catch (const InputError& e) {
       refuse("not a JSON line (" + e.message() + ")");
     }
     if (!v.is_object() || !v.contains("user")) refuse("not a JSON object with a \"user\"");
-    const detail::json::Value& u = v.at("user");
+    const srs::detail::json::Value& u = v.at("user");
     if (!u.is_integer() && !u.is_string()) refuse("\"user\" is neither an integer nor a string");
     const std::string user = u.is_integer() ? std::to_string(u.as_int()) : u.as_string();
     if (!known.count(user)) refuse("user " + user + " is not one of this run's users");
@@ -122,13 +175,14 @@ ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::unordered_
   return f;
 }
 
-void sort_by_user(const fs::path& path) {
+/// Rewrite a JSONL file sorted by its "user" field (numbers first, then strings).
+inline void sort_by_user(const fs::path& path) {
   std::ifstream in(path);
   std::vector<std::pair<std::string, std::string>> lines;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    const auto v = detail::json::parse(line, path.string());
+    const auto v = srs::detail::json::parse(line, path.string());
     const auto& u = v.at("user");
     std::string key = u.is_string()
                           ? "1" + u.as_string()
@@ -146,7 +200,8 @@ void sort_by_user(const fs::path& path) {
   fs::rename(tmp, path);
 }
 
-std::vector<ShardFile> find_shard_files(const fs::path& dir) {
+/// The shard files in `dir` (not recursive), in name order.
+inline std::vector<ShardFile> find_shard_files(const fs::path& dir) {
   static const std::regex pattern(R"(^(.+)\.shard-([0-9]+)-of-([0-9]+)\.jsonl$)");
   std::vector<ShardFile> out;
   std::error_code ec;
@@ -161,7 +216,15 @@ std::vector<ShardFile> find_shard_files(const fs::path& dir) {
   return out;
 }
 
-std::vector<std::string> merge_shards(const fs::path& dir, bool mpi, bool overwrite) {
+/// Merges the shard files of `dir` into DIR/<name>.jsonl per result name,
+/// sorted by user as a single run writes them, then removes them. `mpi`
+/// (srs-bench-mpi's final step): shard files of any counts are taken, and an
+/// existing <name>.jsonl and a cut-off last line (a killed earlier run whose
+/// user was evaluated again) are accepted; otherwise (--merge) every shard
+/// 1..N of one N must be there, complete, and <name>.jsonl must not exist
+/// unless `overwrite`. A user in two lines is an error either way.
+/// @returns the merged result names
+inline std::vector<std::string> merge_shards(const fs::path& dir, bool mpi, bool overwrite) {
   std::map<std::string, std::vector<ShardFile>> by_name;
   for (ShardFile& f : find_shard_files(dir)) by_name[f.name].push_back(std::move(f));
   std::vector<std::string> merged;
@@ -201,7 +264,7 @@ std::vector<std::string> merge_shards(const fs::path& dir, bool mpi, bool overwr
                              ": incomplete last line: that shard did not finish (run it again with --resume)");
           }
           if (line.empty()) continue;
-          const auto v = detail::json::parse(line, src.string());
+          const auto v = srs::detail::json::parse(line, src.string());
           const auto& u = v.at("user");
           const std::string user = u.is_string() ? u.as_string() : std::to_string(u.as_int());
           if (const auto it = seen.find(user); it != seen.end())
@@ -221,7 +284,8 @@ std::vector<std::string> merge_shards(const fs::path& dir, bool mpi, bool overwr
   return merged;
 }
 
-int run_merge(const Options& o) {
+/// srs-bench --merge: the shard files of DIR and DIR/raw.
+inline int run_merge(const Options& o) {
   try {
     const std::vector<std::string> names = merge_shards(o.out, false, o.overwrite);
     const std::vector<std::string> raw = merge_shards(o.out / "raw", false, o.overwrite);
@@ -233,9 +297,9 @@ int run_merge(const Options& o) {
     }
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "srs-bench: %s\n", e.what());
+    std::fprintf(stderr, "%s: %s\n", detail::program_name().c_str(), e.what());
     return 2;
   }
 }
 
-}  // namespace srs_bench
+}  // namespace srs::bench
