@@ -25,7 +25,7 @@
 #include <srs/core/error.hpp>      // srs::Error, srs::NotEnoughData
 #include <srs/data/dataset.hpp>    // data::Dataset
 #include <srs/eval/evaluator.hpp>  // eval::StandardEvaluator, eval::ReferenceSplit, eval::EvalOptions
-#include <srs/eval/registry.hpp>   // eval::ModelList, eval::BenchmarkModel, eval::describe_model, eval::run_conflict
+#include <srs/eval/model_info.hpp>  // eval::ModelList, eval::BenchmarkModel, eval::describe_model, eval::run_conflict
 #include <srs/eval/report.hpp>     // eval::UserResult, eval::result_name
 #include <srs/optim/settings.hpp>  // optim::TrainMode, optim::Batching
 

@@ -17,9 +17,10 @@
 #include <fstream>        // std::ifstream, std::ofstream
 #include <map>            // std::map
 #include <mutex>          // std::mutex
-#include <regex>          // std::regex (shard file names)
+#include <optional>       // std::optional
 #include <set>            // std::set
 #include <string>         // std::string
+#include <string_view>    // std::string_view
 #include <system_error>   // std::generic_category
 #include <unistd.h>       // write, close
 #include <unordered_map>  // std::unordered_map
@@ -200,17 +201,44 @@ inline void sort_by_user(const fs::path& path) {
   fs::rename(tmp, path);
 }
 
+namespace detail {
+
+/// A file name NAME.shard-I-of-N.jsonl read back (NAME not empty, I and N digits), or nothing.
+inline std::optional<ShardFile> parse_shard_name(const std::string& file) {
+  const std::string_view ext = ".jsonl", mark = ".shard-", of = "-of-";
+  std::string_view s = file;
+  if (s.size() <= ext.size() || s.substr(s.size() - ext.size()) != ext) return std::nullopt;
+  s.remove_suffix(ext.size());
+  const std::size_t at = s.rfind(mark);
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  const std::string_view numbers = s.substr(at + mark.size());
+  const std::size_t sep = numbers.find(of);
+  if (sep == std::string_view::npos) return std::nullopt;
+  const std::string_view index = numbers.substr(0, sep), count = numbers.substr(sep + of.size());
+  auto digits = [](std::string_view d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (!digits(index) || !digits(count)) return std::nullopt;
+  ShardFile f;
+  f.name = std::string(s.substr(0, at));
+  f.index = std::stoul(std::string(index));
+  f.count = std::stoul(std::string(count));
+  return f;
+}
+
+}  // namespace detail
+
 /// The shard files in `dir` (not recursive), in name order.
 inline std::vector<ShardFile> find_shard_files(const fs::path& dir) {
-  static const std::regex pattern(R"(^(.+)\.shard-([0-9]+)-of-([0-9]+)\.jsonl$)");
   std::vector<ShardFile> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || !std::regex_match(name, m, pattern)) continue;
-    out.push_back({e.path(), m[1].str(), std::stoul(m[2].str()), std::stoul(m[3].str())});
+    if (!e.is_regular_file()) continue;
+    std::optional<ShardFile> f = detail::parse_shard_name(e.path().filename().string());
+    if (!f) continue;
+    f->path = e.path();
+    out.push_back(std::move(*f));
   }
   std::sort(out.begin(), out.end(), [](const ShardFile& a, const ShardFile& b) { return a.path < b.path; });
   return out;
