@@ -25,7 +25,7 @@
 // library's unrounded interval: they sit at half days, where f32 (fsrs-rs) or
 // 8-decimal (ts-fsrs) rounding tips them (bench/scheduler_exact.py checks
 // Fsrs6's intervals against 40-digit arithmetic).
-// Conventions of the comparison (README "Embedding in an app"): intervals in
+// Conventions of the comparison (docs/embedding.md "Agreement with fsrs-rs and ts-fsrs"): intervals in
 // whole days, the first review at 0; ts-fsrs driven through its algorithm
 // API (next_state, forgetting_curve, next_interval) with enable_short_term on
 // (same-day branch at t = 0, as fsrs-rs), fuzz off, maximum_interval 36500;

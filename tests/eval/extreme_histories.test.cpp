@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Numerical safety on extreme review histories (README "Reliability"): logs
+// Numerical safety on extreme review histories (docs/reliability.md "Numerical safety"): logs
 // built here row by row go through preprocess() and the benchmark protocol
 // (TimeSeriesSplit(5), full training) of FSRS-6, FSRS-4.5, FSRSv3, HLR, DASH,
 // DASH[ACT-R], ACT-R and SM-2-trainable, and nothing non-finite may come out:

@@ -29,7 +29,7 @@
 /// v4 and 4.5 the S0 fit, then w0..w3 frozen and gradient steps on rows with
 /// i > 2 only; 5 and 6 the S0 fit, then all parameters with the L2 penalty
 /// toward the post-S0 vector. The S0 fit uses Boost.Math's Brent minimizer
-/// (the reference uses SciPy's L-BFGS-B; see README "Deliberate differences").
+/// (the reference uses SciPy's L-BFGS-B; see docs/conformance.md "Decisions and deliberate differences from the reference").
 ///
 /// Each version holds its equations once: state updates, curve (`forgetting_curve`)
 /// and the curve's inverse (`interval(w, state, r)`, the scheduler's interval

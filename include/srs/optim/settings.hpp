@@ -41,7 +41,7 @@ enum class Batching {
   /// srs-bench --fast: batches of whole cards (about batch_size rows each, cards
   /// in order of their first training row); one pass over a card's history
   /// yields the losses and gradients of all its rows. Much less work; not the
-  /// reference's batch composition (see README "Performance").
+  /// reference's batch composition (docs/performance.md "`--fast` and LogLoss").
   card_window,
 };
 

@@ -15,7 +15,7 @@
 ///    its interval modifier to 8 decimals (1 of 726,592 intervals).
 /// bench/scheduler_crosscheck.sh checks that these two models reproduce the
 /// real libraries' states and intervals exactly on every review of the shared
-/// datasets (README "Embedding in an app").
+/// datasets (docs/embedding.md "Agreement with fsrs-rs and ts-fsrs").
 ///
 /// compat::FsrsRsF32 follows fsrs-rs v6.5.0, src/model.rs (`step`,
 /// `power_forgetting_curve`, `next_interval`) and src/inference.rs

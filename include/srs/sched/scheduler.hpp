@@ -21,7 +21,7 @@
 ///                                         srs::sched::ElapsedDays{5});  // next.good.memory, next.good.interval
 ///
 /// Conventions (each one checked against fsrs-rs v6.5.0 and ts-fsrs 5.4 by
-/// bench/scheduler_crosscheck.sh; see README "Embedding in an app"):
+/// bench/scheduler_crosscheck.sh; see docs/embedding.md "Agreement with fsrs-rs and ts-fsrs"):
 ///  * a history is the card's reviews in order as data::Step {t, rating}: t is
 ///    the number of days since the previous review (ignored for the first one),
 ///    in the day convention of the model (whole days for FSRS: days between the
