@@ -10,6 +10,7 @@
 // runs. `srs-report --help` documents everything. The command line only: the
 // report itself is the library's (srs/report/*.hpp).
 #include <srs/core/error.hpp>       // srs::UsageError, srs::Error
+#include <srs/detail/args.hpp>      // srs::detail::Args (shared with srs-bench)
 #include <srs/report/html.hpp>      // srs::report::html_page
 #include <srs/report/markdown.hpp>  // srs::report::markdown
 #include <srs/report/readme.hpp>  // srs::report::read_readme_dir, make_readme_tables, readme_markdown, readme_html_page
@@ -131,27 +132,14 @@ struct Options {
   unsigned threads = 0;
 };
 
-[[noreturn]] void usage_error(const std::string& msg) { throw srs::UsageError(msg + " (see srs-report --help)"); }
-
-long parse_number(const std::string& flag, const std::string& value, long lo, long hi) {
-  char* end = nullptr;
-  const long v = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || v < lo || v > hi)
-    usage_error(flag + " needs an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + value +
-                "'");
-  return v;
-}
-
 Options parse_args(int argc, char** argv) {
   Options o;
-  std::vector<std::string> args(argv + 1, argv + argc);
+  srs::detail::Args args(argc, argv, "srs-report");  // srs-bench's reader too
+  auto usage_error = [&](const std::string& msg) { args.error(msg); };
   bool have_dir = false;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto value = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) usage_error(a + " needs a value");
-      return args[++k];
-    };
+  while (args.next()) {
+    const std::string& a = args.arg();
+    auto value = [&]() -> const std::string& { return args.value(); };
     if (a == "--help" || a == "-h") {
       std::cout << usage_text;
       std::exit(0);
@@ -179,11 +167,11 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--no-paired") {
       o.paired = false;
     } else if (a == "--resamples") {
-      o.bootstrap.resamples = static_cast<std::size_t>(parse_number(a, value(), 1, 10000000));
+      o.bootstrap.resamples = static_cast<std::size_t>(args.integer(1, 10000000));
     } else if (a == "--seed") {
-      o.bootstrap.seed = static_cast<std::uint32_t>(parse_number(a, value(), 0, 4294967295L));
+      o.bootstrap.seed = static_cast<std::uint32_t>(args.integer(0, 4294967295LL));
     } else if (a == "--threads") {
-      o.threads = static_cast<unsigned>(parse_number(a, value(), 1, 1024));
+      o.threads = static_cast<unsigned>(args.integer(1, 1024));
     } else if (!a.empty() && a[0] == '-') {
       usage_error("unknown option '" + a + "'");
     } else if (have_dir) {

@@ -8,6 +8,7 @@
 #include <srs/core/error.hpp>      // srs::UsageError
 #include <srs/data/dataset.hpp>    // data::PartitionBy, data::parse_partition_by
 #include <srs/data/discover.hpp>   // data::UserSelection
+#include <srs/detail/args.hpp>     // srs::detail::Args (shared with srs-report)
 #include <srs/eval/report.hpp>     // eval::RunFlags, eval::Precision
 
 #include <algorithm>    // std::max
@@ -198,23 +199,6 @@ leaves whole lines (at worst one cut-off last line): --resume continues it, and
 the files come out identical to those of an uninterrupted run.
 )";
 
-inline data::UserSelection parse_selection(const std::string& flag, const std::string& value) {
-  try {
-    return data::UserSelection::parse(value);
-  } catch (const UsageError& e) {
-    usage_error(flag + ": " + e.what());
-  }
-}
-
-inline std::size_t parse_count(const std::string& flag, const std::string& value) {
-  char* end = nullptr;
-  const long v = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || v < 1 || v > 1000000)
-    usage_error(flag + " needs a positive integer, got '" + value + "'");
-  return static_cast<std::size_t>(v);
-}
-
-
 /// The usage text: the head, the --model lines, the tail, for `program`.
 inline std::string usage_text(const Program& program, const std::string& model_help) {
   std::string defaults;
@@ -233,24 +217,29 @@ inline std::string usage_text(const Program& program, const std::string& model_h
 /// `model_help`, the --model lines) and exits.
 inline Options parse_args(int argc, char** argv, const Program& program, const std::string& model_help) {
   Options o;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto value = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) usage_error(a + " needs a value");
-      return args[++k];
-    };
+  srs::detail::Args args(argc, argv, program.name);
+  auto selection = [&]() {
+    const std::string flag = args.arg();
+    try {
+      return data::UserSelection::parse(args.value());
+    } catch (const UsageError& e) {
+      usage_error(flag + ": " + e.what());
+    }
+  };
+  while (args.next()) {
+    const std::string& a = args.arg();
+    auto value = [&]() -> const std::string& { return args.value(); };
     if (a == "--help" || a == "-h") {
       std::cout << detail::usage_text(program, model_help);
       std::exit(0);
     } else if (a == "--data") {
       o.data = value();
     } else if (a == "--users") {
-      o.users = detail::parse_selection(a, value());
+      o.users = selection();
     } else if (a == "--demo") {
       o.demo = true;
     } else if (a == "--demo-users") {
-      o.demo_users = detail::parse_count(a, value());
+      o.demo_users = args.count();
       o.demo_users_given = true;
     } else if (a == "--model") {
       o.models.push_back(value());
@@ -278,7 +267,7 @@ inline Options parse_args(int argc, char** argv, const Program& program, const s
     } else if (a == "--sched_penalties") {
       o.flags.sched_penalties = true;
     } else if (a == "--epochs") {
-      o.flags.epochs = static_cast<int>(detail::parse_count(a, value()));
+      o.flags.epochs = static_cast<int>(args.count());
     } else if (a == "--duration") {
       o.flags.duration = true;
     } else if (a == "--precision") {
@@ -302,13 +291,13 @@ inline Options parse_args(int argc, char** argv, const Program& program, const s
       const std::string& v = value();
       const std::size_t slash = v.find('/');
       if (slash == std::string::npos) usage_error("--shard needs I/N, got '" + v + "'");
-      o.shard_index = detail::parse_count(a, v.substr(0, slash));
-      o.shard_count = detail::parse_count(a, v.substr(slash + 1));
+      o.shard_index = args.count_of(a, v.substr(0, slash));
+      o.shard_count = args.count_of(a, v.substr(slash + 1));
       if (o.shard_index > o.shard_count) usage_error("--shard I/N needs 1 <= I <= N, got '" + v + "'");
     } else if (a == "--merge") {
       o.merge = true;
     } else if (a == "--threads") {
-      o.threads = static_cast<unsigned>(detail::parse_count(a, value()));
+      o.threads = static_cast<unsigned>(args.count());
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--weights") {
@@ -316,13 +305,13 @@ inline Options parse_args(int argc, char** argv, const Program& program, const s
     } else if (a == "--pretrain-users") {
       o.pretrain_users.emplace_back(value());
     } else if (a == "--pretrain-ids") {
-      o.pretrain_ids = detail::parse_selection(a, value());
+      o.pretrain_ids = selection();
     } else if (a == "--save-weights") {
       o.save_weights = value();
     } else if (a == "--pretrain-epochs") {
-      o.pretrain_epochs = detail::parse_count(a, value());
+      o.pretrain_epochs = args.count();
     } else if (a == "--pretrain-batch") {
-      o.pretrain_batch = detail::parse_count(a, value());
+      o.pretrain_batch = args.count();
     } else {
       usage_error("unknown argument '" + a + "'");
     }
