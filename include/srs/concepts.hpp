@@ -43,7 +43,7 @@
 #include <srs/core/dual.hpp>       // core::Dual, core::is_dual_v
 #include <srs/core/tape.hpp>       // core::Var, core::is_tape_var_v
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
-#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/training.hpp>  // optim::TrainMode
 
 namespace srs {
 
@@ -122,7 +122,7 @@ concept DualTrainable = MemoryModel<M> && !NeuralNetwork<M> && MemoryModelOver<M
 /// shared trainer. (The library's own procedures live beside their kernels
 /// instead: FSRS-rs's is an optim::train overload, srs/optim/trainers/
 /// fsrs_rs.hpp; the neural networks' are optim::NetworkTrainer<M>.)
-/// `mode` is optim::TrainMode (declared in srs/optim/settings.hpp).
+/// `mode` is optim::TrainMode (declared in srs/training.hpp).
 template <class M>
 concept SelfTrained = MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
                                                  std::span<const double> weights, optim::TrainMode mode) {

@@ -13,6 +13,7 @@
 
 #include <srs/version.hpp>
 #include <srs/concepts.hpp>
+#include <srs/training.hpp>
 #include <srs/core/dual.hpp>
 #include <srs/core/error.hpp>
 #include <srs/core/parallel.hpp>
@@ -55,7 +56,6 @@
 #include <srs/optim/recency.hpp>
 #include <srs/optim/replay.hpp>
 #include <srs/optim/schedule.hpp>
-#include <srs/optim/settings.hpp>
 #include <srs/optim/trainer.hpp>
 #include <srs/optim/trainers/fsrs_rs.hpp>
 #include <srs/optim/trainers/logistic_regression.hpp>

@@ -37,7 +37,7 @@
 #include <srs/models/online.hpp>    // srs::models::RmseBinsExploit
 #include <srs/models/sm2.hpp>       // srs::models::Sm2
 #include <srs/optim/replay.hpp>     // srs::optim::predict
-#include <srs/optim/settings.hpp>   // srs::optim::TrainMode
+#include <srs/training.hpp>   // srs::optim::TrainMode
 
 namespace fs = std::filesystem;
 namespace json = srs::detail::json;

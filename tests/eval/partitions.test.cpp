@@ -36,7 +36,7 @@
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
-#include <srs/optim/settings.hpp>   // srs::optim::TrainMode
+#include <srs/training.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::train
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user
 

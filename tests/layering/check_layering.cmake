@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # cmake -P script (the ctest layering.include_graph): the headers of include/srs/ follow the layers
 #
-#   core < detail < data < concepts.hpp < optim < models < optim/kernels < optim/trainer.hpp < eval, sched < report;
+#   core < detail < data < training.hpp < concepts.hpp < optim < models < optim/kernels < optim/trainer.hpp < eval, sched < report;
 #   stats on core;   anki on data;   bench (srs-bench's library) on eval, sched and anki
 #
 # Each folder's headers may include srs headers of the folders listed for it only (and version.hpp).
@@ -33,17 +33,18 @@ set(allowed_core core)
 set(allowed_detail core detail)
 set(allowed_data core detail data)
 set(allowed_stats core detail stats)
-set(allowed_optim core detail data concepts.hpp optim)
-set(allowed_models core detail data concepts.hpp optim models)
-set(allowed_optim/kernels core detail data concepts.hpp optim models optim/kernels)
-set(allowed_optim/trainer.hpp core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp)
-set(allowed_eval core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval)
-set(allowed_sched core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp sched)
-set(allowed_report core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval report)  # the top
+set(allowed_optim core detail data training.hpp concepts.hpp optim)
+set(allowed_models core detail data training.hpp concepts.hpp optim models)
+set(allowed_optim/kernels core detail data training.hpp concepts.hpp optim models optim/kernels)
+set(allowed_optim/trainer.hpp core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp)
+set(allowed_eval core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval)
+set(allowed_sched core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp sched)
+set(allowed_report core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval report)  # the top
 set(allowed_anki core detail data anki)
-set(allowed_bench core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval sched anki bench)
+set(allowed_bench core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval sched anki bench)
 set(allowed_c "")  # the C API header includes no srs header
-set(allowed_concepts.hpp core data optim)
+set(allowed_training.hpp "")  # the training vocabulary includes no srs header
+set(allowed_concepts.hpp core data training.hpp)
 # no rule: srs.hpp (the umbrella header includes everything) and version.hpp (includes nothing)
 set(unchecked srs.hpp version.hpp)
 

@@ -23,7 +23,7 @@
 #include <srs/core/error.hpp>      // srs::InadequateData
 #include <srs/data/dataset.hpp>    // srs::data::Step, Item, Dataset
 #include <srs/models/act_r.hpp>    // srs::models::ActR
-#include <srs/optim/settings.hpp>  // srs::optim::TrainingSettings
+#include <srs/training.hpp>  // srs::optim::TrainingSettings
 #include <srs/optim/trainer.hpp>   // srs::optim::train, detail::training_length, detail::round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params

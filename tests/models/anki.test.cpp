@@ -22,7 +22,7 @@
 #include <srs/core/dual.hpp>       // srs::core::Dual
 #include <srs/data/dataset.hpp>    // srs::data::Step
 #include <srs/models/anki.hpp>     // srs::models::AnkiSm2, AnkiState
-#include <srs/optim/settings.hpp>  // srs::optim::TrainingSettings
+#include <srs/training.hpp>  // srs::optim::TrainingSettings
 #include <srs/optim/trainer.hpp>   // srs::optim::detail::round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params

@@ -23,7 +23,7 @@
 #include <srs/core/dual.hpp>       // srs::core::Dual
 #include <srs/data/dataset.hpp>    // srs::data::Step, Item
 #include <srs/models/dash.hpp>     // srs::models::Dash, DashMcm, DashActR, DashModel
-#include <srs/optim/settings.hpp>  // srs::optim::TrainingSettings
+#include <srs/training.hpp>  // srs::optim::TrainingSettings
 #include <srs/optim/trainer.hpp>   // srs::optim::detail::training_length, round_params
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params

@@ -26,7 +26,7 @@
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6, FsrsState, detail::S0Group
 #include <srs/optim/recency.hpp>    // srs::optim::recency_weights
 #include <srs/optim/replay.hpp>     // srs::optim::predict
-#include <srs/optim/settings.hpp>   // srs::optim::TrainMode
+#include <srs/training.hpp>   // srs::optim::TrainMode
 #include <srs/optim/trainer.hpp>    // srs::optim::train, fit_fsrs_rs, detail::rs_bce_derivative, TrainOptions
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 

@@ -37,7 +37,7 @@
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs1 .. Fsrs5, FsrsV1State
 #include <srs/optim/replay.hpp>     // srs::optim::predict, srs::optim::bce
-#include <srs/optim/settings.hpp>   // srs::optim::TrainingSettings, TrainMode
+#include <srs/training.hpp>   // srs::optim::TrainingSettings, TrainMode
 #include <srs/optim/trainer.hpp>  // srs::optim::train, detail::HasInitialize / HasPenalty / HasFrozen / HasTrainingFilter
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 

@@ -17,7 +17,7 @@
 
 #include <srs/data/dataset.hpp>    // srs::data::Step, Item, Dataset
 #include <srs/models/hlr.hpp>      // srs::models::Hlr
-#include <srs/optim/settings.hpp>  // srs::optim::TrainingSettings
+#include <srs/training.hpp>  // srs::optim::TrainingSettings
 #include <srs/optim/trainer.hpp>   // srs::optim::train, srs::optim::detail::training_length
 
 #include <support/check_model.hpp>  // srs::test::check_model, check_clamp, simulate_history, random_params, predictions

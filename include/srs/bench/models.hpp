@@ -27,7 +27,7 @@
 #include <srs/eval/evaluator.hpp>  // eval::StandardEvaluator, eval::ReferenceSplit, eval::EvalOptions
 #include <srs/eval/model_info.hpp>  // eval::ModelList, eval::BenchmarkModel, eval::describe_model, eval::run_conflict
 #include <srs/eval/report.hpp>     // eval::UserResult, eval::result_name
-#include <srs/optim/settings.hpp>  // optim::TrainMode, optim::Batching
+#include <srs/training.hpp>  // optim::TrainMode, optim::Batching
 
 #include <functional>   // std::function
 #include <memory>       // std::make_shared

@@ -58,7 +58,7 @@
 #include <srs/eval/split.hpp>        // TimeSeriesSplit, EqualizeSplit
 #include <srs/optim/recency.hpp>     // optim::recency_weights
 #include <srs/optim/replay.hpp>      // optim::Predictor
-#include <srs/optim/settings.hpp>    // optim::NetworkTrainer, HasNetworkTrainer
+#include <srs/training.hpp>    // optim::NetworkTrainer, HasNetworkTrainer
 #include <srs/optim/trainer.hpp>     // optim::train, optim::TrainOptions
 
 namespace srs::eval {

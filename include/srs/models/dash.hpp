@@ -36,7 +36,7 @@
 #include <srs/core/dual.hpp>       // core::sigmoid, core::max, core::value_t
 #include <srs/data/dataset.hpp>    // data::Step, data::Item
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

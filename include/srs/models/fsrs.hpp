@@ -65,7 +65,7 @@
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/models/curves.hpp>   // detail::exponential_curve, power_curve_half and their inverses
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

@@ -58,7 +58,7 @@
 #include <srs/data/dataset.hpp>    // data::Step
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
 #include <srs/optim/recency.hpp>   // optim::recency_weights_fsrs7
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

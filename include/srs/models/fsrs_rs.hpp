@@ -101,7 +101,7 @@
 #include <srs/core/dual.hpp>       // core::clamp, core::min, core::value_t
 #include <srs/data/dataset.hpp>    // data::Dataset, data::Item, data::Step
 #include <srs/models/fsrs.hpp>     // models::Fsrs6, detail::S0Group, detail::stability_after_*
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

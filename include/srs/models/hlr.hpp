@@ -24,7 +24,7 @@
 #include <srs/concepts.hpp>        // srs::DualTrainable
 #include <srs/core/dual.hpp>       // core::value_t
 #include <srs/data/dataset.hpp>    // data::Step, data::Item
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

@@ -66,7 +66,7 @@
 #include <srs/optim/lbfgs.hpp>     // optim::Lbfgs, optim::LbfgsOptions, optim::LbfgsStop
 #include <srs/optim/recency.hpp>   // optim::recency_weights_fsrs7
 #include <srs/optim/replay.hpp>    // optim::Predictor
-#include <srs/optim/settings.hpp>  // optim::TrainMode
+#include <srs/training.hpp>  // optim::TrainMode
 
 namespace srs::models {
 

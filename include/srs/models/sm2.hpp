@@ -33,7 +33,7 @@
 #include <srs/data/dataset.hpp>    // data::Step
 #include <srs/models/curves.hpp>   // detail::exponential_curve, exponential_curve_exp
 #include <srs/detail/number.hpp>   // srs::detail::round_decimal
-#include <srs/optim/settings.hpp>  // optim::TrainingSettings
+#include <srs/training.hpp>  // optim::TrainingSettings
 
 namespace srs::models {
 

@@ -66,7 +66,7 @@
 #include <srs/optim/randperm.hpp>                 // optim::torch_randperm
 #include <srs/optim/replay.hpp>                   // optim::bce, optim::bce_derivative
 #include <srs/optim/schedule.hpp>                 // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>                 // optim::TrainingSettings, TrainOptions, Batching
+#include <srs/training.hpp>                 // optim::TrainingSettings, TrainOptions, Batching
 #include <srs/optim/trainers/fsrs_rs.hpp>         // optim::train(const models::FsrsRs&, ...)
 #include <srs/optim/trainers/logistic_regression.hpp>  // optim::train(const models::LogisticRegression&, ...)
 

@@ -60,7 +60,7 @@
 #include <srs/data/revlog_builder.hpp>  // data::RevlogEntry, data::DayBoundary, data::build_revlog
 #include <srs/models/fsrs.hpp>          // models::Fsrs6, models::detail::repair_and_fill
 #include <srs/optim/recency.hpp>        // optim::recency_weights
-#include <srs/optim/settings.hpp>       // optim::TrainMode
+#include <srs/training.hpp>       // optim::TrainMode
 #include <srs/optim/trainer.hpp>        // optim::train, optim::TrainOptions
 
 namespace srs::sched {

@@ -40,7 +40,7 @@
 
 #include <srs/data/dataset.hpp>    // data::Step
 #include <srs/detail/cpu.hpp>      // srs::detail::cpu_has_avx2
-#include <srs/optim/settings.hpp>  // optim::Lanes
+#include <srs/training.hpp>  // optim::Lanes
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 22))

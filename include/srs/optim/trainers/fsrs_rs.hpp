@@ -28,7 +28,7 @@
 #include <srs/optim/randperm.hpp>           // optim::torch_randperm
 #include <srs/optim/replay.hpp>             // optim::predict, Predictor
 #include <srs/optim/schedule.hpp>           // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>           // optim::TrainMode, TrainOptions, TrainingSettings
+#include <srs/training.hpp>           // optim::TrainMode, TrainOptions, TrainingSettings
 
 namespace srs::optim {
 

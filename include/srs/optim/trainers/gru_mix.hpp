@@ -31,7 +31,7 @@
 #include <srs/optim/adam.hpp>             // optim::Adam
 #include <srs/optim/kernels/gru_mix.hpp>  // optim::batch_loss(const models::GruMix&, ...)
 #include <srs/optim/randperm.hpp>         // optim::torch_randperm, numpy_permutation
-#include <srs/optim/settings.hpp>         // optim::NetworkTrainer, TrainOptions, TrainMode
+#include <srs/training.hpp>         // optim::NetworkTrainer, TrainOptions, TrainMode
 #include <srs/optim/trainers/neural.hpp>  // detail::check_finite, clip_grad_norm, adamw_step, user_names
 
 namespace srs::optim {

@@ -35,7 +35,7 @@
 #include <srs/optim/adamw.hpp>                 // optim::AdamW
 #include <srs/optim/randperm.hpp>              // optim::torch_randperm
 #include <srs/optim/schedule.hpp>              // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>              // optim::TrainMode, TrainOptions
+#include <srs/training.hpp>              // optim::TrainMode, TrainOptions
 
 namespace srs::optim {
 

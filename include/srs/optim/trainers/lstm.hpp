@@ -31,7 +31,7 @@
 #include <srs/optim/adam.hpp>             // optim::Adam
 #include <srs/optim/kernels/lstm.hpp>     // optim::batch_loss(const models::Lstm&, ...)
 #include <srs/optim/randperm.hpp>         // optim::torch_randperm
-#include <srs/optim/settings.hpp>         // optim::NetworkTrainer, TrainOptions, TrainMode
+#include <srs/training.hpp>         // optim::NetworkTrainer, TrainOptions, TrainMode
 #include <srs/optim/trainers/neural.hpp>  // detail::make_batches, check_finite, clip_grad_norm, adamw_step, ...
 
 namespace srs::optim {

@@ -57,7 +57,7 @@
 #include <srs/optim/kernels/transformer.hpp>  // optim::batch_loss, batch_loss_dropout (Transformer)
 #include <srs/optim/randperm.hpp>             // optim::torch_randperm
 #include <srs/optim/schedule.hpp>             // optim::CosineAnnealing
-#include <srs/optim/settings.hpp>             // optim::NetworkTrainer, TrainOptions, TrainMode
+#include <srs/training.hpp>             // optim::NetworkTrainer, TrainOptions, TrainMode
 
 namespace srs::optim {
 

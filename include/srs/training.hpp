@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-/// @file srs/optim/settings.hpp
+/// @file srs/training.hpp
 /// Training hyper-parameters a model declares through its `training()` member,
-/// and the options of a training run (optim::train).
+/// and the options of a training run (optim::train): the vocabulary a model
+/// author shares with the trainer, beside concepts.hpp (no trainer code here;
+/// the names are in srs::optim, the trainer's namespace).
 #pragma once
 
 #include <cstddef>     // std::size_t
