@@ -2,7 +2,7 @@
 # cmake -P script (the ctest layering.include_graph): the headers of include/srs/ follow the layers
 #
 #   core < detail < data < concepts.hpp < optim < models < optim/kernels < optim/trainer.hpp < eval, sched < report;
-#   stats on core;   anki on data
+#   stats on core;   anki on data;   testing (the model checker and benchmark helper) on eval and sched
 #
 # Each folder's headers may include srs headers of the folders listed for it only (and version.hpp).
 # Two parts of optim/ are units of their own, above the models: optim/kernels/ (the gradient kernels,
@@ -41,6 +41,7 @@ set(allowed_eval core detail data concepts.hpp optim models optim/kernels optim/
 set(allowed_sched core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp sched)
 set(allowed_report core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval report)  # the top
 set(allowed_anki core detail data anki)
+set(allowed_testing core detail data concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval sched testing)
 set(allowed_c "")  # the C API header includes no srs header
 set(allowed_concepts.hpp core data optim)
 # no rule: srs.hpp (the umbrella header includes everything) and version.hpp (includes nothing)
