@@ -19,6 +19,7 @@
 #include <cmath>        // std::exp, std::isfinite
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
+#include <limits>       // std::numeric_limits
 #include <span>         // std::span
 #include <sstream>      // std::ostringstream
 #include <string>       // std::string
@@ -56,7 +57,7 @@ struct ToyState {
 /// a difficulty d' = d + w2 (s' - s) / s' that the recall does not use; recall a blend of two
 /// curves, p = (1 - w3) e^(-t/s) + w3 / (1 + t/s). `Fault` selects one deliberate fault;
 /// None is the good model (w1 <= 1 keeps s finite on 200 Easy reviews; Overflow allows 5).
-enum class Fault { None, OutOfRange, DoublePath, Clamp, Counter, Overflow };
+enum class Fault { None, OutOfRange, DoublePath, Clamp, ClampNan, Counter, Overflow };
 
 template <Fault F>
 struct Toy {
@@ -74,6 +75,10 @@ struct Toy {
     // Clamp: a second pass moves w0 again (100 -> 99 -> 98 ...).
     if constexpr (F == Fault::Clamp) {
       if (w[0] > 50) w[0] -= 1;
+    }
+    // ClampNan: w0 at its upper bound becomes NaN (and stays NaN).
+    if constexpr (F == Fault::ClampNan) {
+      if (w[0] >= 100) w[0] = std::numeric_limits<double>::quiet_NaN();
     }
   }
   template <class T>
@@ -267,6 +272,10 @@ TEST_CASE("testing::check_clamp: a clamp that is not idempotent, with the input 
   // The good model's clamp passes, with an explicit box too.
   CHECK(
       st::check_clamp(Good{}, 3, std::array<std::pair<double, double>, 4>{{{0.1, 100}, {0, 1}, {-1, 1}, {0, 1}}}).ok());
+  // A clamp that leaves NaN: a finiteness failure with the parameter, not an idempotence one.
+  const auto nan = st::check_clamp(Toy<Fault::ClampNan>{});
+  CHECK(has_line(nan.failures, {"[clamp] trial ", ": clamp left w0 = nan non-finite"}));
+  CHECK_FALSE(has_line(nan.failures, {"not idempotent"}));
   // A box the clamp does not respect is reported with the parameter and the box.
   const auto boxed =
       st::check_clamp(Good{}, 3, std::array<std::pair<double, double>, 4>{{{0.1, 50}, {0, 1}, {-1, 1}, {0, 1}}});
