@@ -8,7 +8,8 @@
 /// rnn.hpp, lstm.hpp, transformer.hpp, nn17.hpp), the Anki import (`anki`,
 /// SQLite: <srs/anki/collection.hpp>), the Parquet reader (`parquet`:
 /// <srs/data/parquet.hpp>, parquet_file.hpp, parquet_writer.hpp), the C API
-/// (`c`: <srs/c/srs.h>) and srs-bench over MPI (<srs/bench/mpi.hpp>).
+/// (`c`: <srs/c/srs.h>), srs-bench over MPI (<srs/bench/mpi.hpp>) and the
+/// Google Benchmark helper (`benchmark`: <srs/testing/benchmark.hpp>).
 #pragma once
 
 #include <srs/version.hpp>
@@ -101,3 +102,4 @@
 #include <srs/bench/options.hpp>
 #include <srs/bench/results.hpp>
 #include <srs/bench/run.hpp>
+#include <srs/testing/check_model.hpp>

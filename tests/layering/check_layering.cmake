@@ -2,7 +2,8 @@
 # cmake -P script (the ctest layering.include_graph): the headers of include/srs/ follow the layers
 #
 #   core < detail < data < training.hpp < concepts.hpp < optim < models < optim/kernels < optim/trainer.hpp < eval, sched < report;
-#   stats on core;   anki on data;   bench (srs-bench's library) on eval, sched and anki
+#   stats on core;   anki on data;   bench (srs-bench's library) on eval, sched and anki;
+#   testing (the model checker and benchmark helper) on eval and sched
 #
 # Each folder's headers may include srs headers of the folders listed for it only (and version.hpp).
 # Two parts of optim/ are units of their own, above the models: optim/kernels/ (the gradient kernels,
@@ -42,6 +43,7 @@ set(allowed_sched core detail data training.hpp concepts.hpp optim models optim/
 set(allowed_report core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval report)  # the top
 set(allowed_anki core detail data anki)
 set(allowed_bench core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval sched anki bench)
+set(allowed_testing core detail data training.hpp concepts.hpp optim models optim/kernels optim/trainer.hpp stats eval sched testing)
 set(allowed_c "")  # the C API header includes no srs header
 set(allowed_training.hpp "")  # the training vocabulary includes no srs header
 set(allowed_concepts.hpp core data training.hpp)
