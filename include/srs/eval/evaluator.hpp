@@ -20,6 +20,11 @@
 /// would be the same training again, so the fallback is the defaults directly,
 /// as the reference does in that mode.
 ///
+/// Every prediction is checked where it is made (add_prediction): one outside
+/// [0, 1] or not finite throws srs::PredictionError naming the model, the user,
+/// the row, its review and card, and the value — the user's evaluation fails
+/// instead of scoring it (LogLoss would clip it).
+///
 /// A model whose trainings draw in turn from one random stream per user
 /// (`M::random_stream_per_user`: LogisticRegression, whose batch order the
 /// reference draws from PyTorch's global generator) is told, at each training,
@@ -50,7 +55,7 @@
 #include <vector>       // std::vector
 
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
-#include <srs/core/error.hpp>        // srs::InadequateData
+#include <srs/core/error.hpp>        // srs::InadequateData, NumericalError, PredictionError
 #include <srs/core/parallel.hpp>     // core::parallel_for
 #include <srs/data/dataset.hpp>      // data::Dataset
 #include <srs/eval/calibration.hpp>  // Ici, SmoothEce, CalibrationGraph, CalibrationData
@@ -252,8 +257,13 @@ class Evaluator {
     }
   }
 
+  /// Pools the prediction `p` of row `row` (index into ds.items) into `res`:
+  /// every prediction the evaluator makes comes through here, and one that is
+  /// not a probability (outside [0, 1], NaN, infinite) throws PredictionError
+  /// naming the model, the user, the row, its review and card, and the value.
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
     const data::Item& it = ds.items[row];
+    if (!(p >= 0.0 && p <= 1.0)) throw PredictionError(std::string(M::name), ds.user, row, it.review_th, it.card_id, p);
     res.predictions.push_back({p, it.y, it.elapsed_days, it.i, it.lapses});
     res.rows.push_back(row);
   }
@@ -381,8 +391,11 @@ class Evaluator {
     // whatever trainer produced them).
     auto checked_train = [&](const std::vector<std::size_t>& rows) -> Params {
       const Params w = train_on(rows);
-      for (double x : w) {
-        if (!std::isfinite(x)) throw NumericalError("training returned non-finite parameters");
+      for (std::size_t k = 0; k < N; ++k) {
+        if (!std::isfinite(w[k])) {
+          throw NumericalError(std::string(M::name).append(": user ").append(ds.user).append(
+              ": training returned a non-finite parameter w" + std::to_string(k)));
+        }
       }
       return w;
     };
@@ -448,14 +461,7 @@ class Evaluator {
       } else {
         ps = predict_rows(*w, ds, rows);
       }
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        const data::Item& it = ds.items[rows[k]];
-        if (!std::isfinite(ps[k])) {
-          throw NumericalError("non-finite prediction for the review on line " + std::to_string(it.review_th + 1) +
-                               " (card " + std::to_string(it.card_id) + ")");
-        }
-        add_prediction(ds, rows[k], ps[k], res);
-      }
+      for (std::size_t k = 0; k < rows.size(); ++k) add_prediction(ds, rows[k], ps[k], res);
     }
     if (last && N > 0) {
       res.parameters.clear();
