@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the evaluator's loud failures (srs/eval/evaluator.hpp,
-// srs/core/error.hpp's PredictionError):
+// srs/core/error.hpp's PredictionError, srs/concepts.hpp's
+// EvaluatedUntrained):
 //
 //   * every prediction is checked where it is made: a model predicting
 //     FSRS-6's p × 1.5 (its training fails, the defaults predict above 1)
@@ -12,7 +13,12 @@
 //     simulated user still runs;
 //   * PredictionError is an srs::Error but not a NumericalError (no fallback
 //     catches it);
-//   * the shared trainer's non-finite losses name the model and the user.
+//   * the shared trainer's non-finite losses name the model and the user;
+//   * a model declaring `evaluate_untrained` is evaluated with its defaults
+//     (FSRS-6's --default predictions, to the bit), is never trained, counts no
+//     fallback and writes an empty parameter list per partition; one that is
+//     not DualTrainable compiles with the declaration (without it, the
+//     compile_fail.* ctests: tests/compile_fail/untrainable_model.cpp).
 #include <array>        // std::array
 #include <cmath>        // std::isnan, std::exp
 #include <cstddef>      // std::size_t
@@ -28,16 +34,17 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, REQUIRE, CAPTURE
 
-#include <srs/concepts.hpp>         // srs::DualTrainable, FittableModel, OnlineModel
+#include <srs/concepts.hpp>         // srs::EvaluatedUntrained, DualTrainable, MemoryModel, FittableModel, OnlineModel
 #include <srs/core/error.hpp>       // srs::PredictionError, NumericalError, Error
 #include <srs/data/dataset.hpp>     // srs::data::Dataset, Item, Step
 #include <srs/data/preprocess.hpp>  // srs::data::preprocess, PreprocessOptions
 #include <srs/eval/evaluator.hpp>   // srs::eval::Evaluator, EvalOptions, UserResult
 #include <srs/eval/metrics.hpp>     // srs::eval::LogLoss
+#include <srs/eval/report.hpp>      // srs::eval::result_line
 #include <srs/eval/split.hpp>       // srs::eval::TimeSeriesSplit
 #include <srs/models/fsrs.hpp>      // srs::models::Fsrs6
 #include <srs/optim/replay.hpp>     // srs::optim::predict
-#include <srs/optim/trainer.hpp>    // srs::optim::train
+#include <srs/optim/trainer.hpp>    // srs::optim::train, TrainMode
 #include <srs/sched/synthetic.hpp>  // srs::sched::simulate_user, SimulationOptions
 
 namespace loud_test {
@@ -129,10 +136,45 @@ struct OnlineBelow {
   }
 };
 
+/// FSRS-6 evaluated untrained on purpose.
+struct UntrainedFsrs6 : srs::models::Fsrs6 {
+  static constexpr std::string_view name = "FSRS-6-untrained";
+  static constexpr bool evaluate_untrained = true;
+};
+
+/// A one-parameter model that cannot be trained (recall returns double), declared untrained.
+struct DoubleRecall {
+  static constexpr std::size_t num_params = 1;
+  static constexpr std::string_view name = "Double-recall";
+  static constexpr bool evaluate_untrained = true;
+  template <class T>
+  struct State {
+    T s;
+  };
+  std::array<double, 1> default_params() const { return {5.0}; }
+  void clamp(std::span<double, 1>) const {}
+  template <class T>
+  State<T> init(std::span<const T, 1> w, srs::data::Step) const {
+    return {w[0]};
+  }
+  template <class T>
+  State<T> next(std::span<const T, 1>, const State<T>& s, srs::data::Step) const {
+    return s;
+  }
+  template <class T>
+  double recall(std::span<const T, 1>, const State<T>& s, double t) const {
+    return std::exp(-t / static_cast<double>(s.s));
+  }
+};
+
 static_assert(srs::DualTrainable<Overconfident>);
 static_assert(srs::DualTrainable<NanAfter>);
 static_assert(srs::FittableModel<FittableAbove>);
 static_assert(srs::OnlineModel<OnlineBelow>);
+static_assert(srs::EvaluatedUntrained<UntrainedFsrs6> && srs::DualTrainable<UntrainedFsrs6>);
+static_assert(srs::EvaluatedUntrained<DoubleRecall> && srs::MemoryModel<DoubleRecall> &&
+              !srs::DualTrainable<DoubleRecall>);
+static_assert(!srs::EvaluatedUntrained<srs::models::Fsrs6>);
 static_assert(std::is_base_of_v<srs::Error, srs::PredictionError>);
 static_assert(!std::is_base_of_v<srs::NumericalError, srs::PredictionError>);
 
@@ -273,6 +315,44 @@ TEST_CASE("loud failures: FSRS-6 on a simulated user runs, every prediction in [
     CHECK(p.p >= 0);
     CHECK(p.p <= 1);
   }
+}
+
+TEST_CASE("loud failures: a model declaring evaluate_untrained predicts with its defaults, trains nothing") {
+  const Dataset ds = simulated(25);
+  srs::eval::EvalOptions defaults;
+  defaults.train.mode = srs::optim::TrainMode::defaults;
+  const UserResult reference = Eval<srs::models::Fsrs6>(srs::models::Fsrs6{}, {}, defaults).run(ds);
+  const UserResult trained = Eval<srs::models::Fsrs6>().run(ds);
+  const UserResult r = Eval<UntrainedFsrs6>().run(ds);  // TrainMode::full: not trained all the same
+  REQUIRE(r.size == reference.size);
+  CHECK(r.rows == reference.rows);
+  bool differs_from_trained = false;
+  for (std::size_t j = 0; j < r.size; ++j) {
+    CAPTURE(j);
+    CHECK(r.predictions[j].p == reference.predictions[j].p);
+    differs_from_trained = differs_from_trained || r.predictions[j].p != trained.predictions[j].p;
+  }
+  CHECK(differs_from_trained);  // training would have changed them
+  CHECK(r.fallbacks + r.user_fallbacks + r.numerical_fallbacks == 0);
+  CHECK(r.metric("LogLoss") == reference.metric("LogLoss"));
+  // No parameter fitted: an empty list per training partition.
+  REQUIRE(r.parameters.size() == 1);
+  CHECK(r.parameters[0].first == 0);
+  CHECK(r.parameters[0].second.empty());
+  CHECK(has(srs::eval::result_line(r), "\"parameters\": {\"0\": []}"));
+  CHECK(!reference.parameters[0].second.empty());  // --default still writes the defaults
+}
+
+TEST_CASE("loud failures: a model that cannot be trained runs when it declares evaluate_untrained") {
+  const Dataset ds = simulated(26);
+  const UserResult r = Eval<DoubleRecall>().run(ds);
+  REQUIRE(r.size == 5 * (ds.size() / 6));
+  for (std::size_t j = 0; j < r.size; ++j) {
+    const srs::data::Item& it = ds.items[r.rows[j]];
+    CHECK(r.predictions[j].p == doctest::Approx(std::exp(-it.delta_t / 5.0)));
+  }
+  REQUIRE(r.parameters.size() == 1);
+  CHECK(r.parameters[0].second.empty());
 }
 
 }  // namespace loud_test
