@@ -52,7 +52,10 @@ Input:
                       as written by srs-bench or by the reference benchmark
                       (its result/ folder); NAME is the model's result name.
                       An optional "calibration" field (srs-bench's calibration
-                      graph: {"bins", "n", "p", "y"}) feeds the HTML graphs.
+                      graph: {"bins", "n", "p", "y"}) feeds the HTML graphs;
+                      an optional "fallbacks" field (srs-bench's: {"defaults",
+                      "user_level", "numerical"}, the user's trainings that
+                      fell back to other parameters) marks the model.
   --models A,B,...    only these results (DIR/A.jsonl, ...); default: every
                       *.jsonl file in DIR
 
@@ -76,7 +79,10 @@ Output (Markdown on stdout):
     (Cohen's d) of every pair of models on per-user Log Loss, marked
     "better"/"worse" for the row model when p <= 0.01, "n.s." otherwise.
   Users with a null or NaN metric are left out of that metric. The paired
-  statistics need every model to have the same users.
+  statistics need every model to have the same users. A model whose lines
+  count fallbacks has a "†" after its name in every table, and a footnote
+  under its tables: how many of its users fell back to other parameters in
+  how many trainings (to the defaults, to a user-level model, not finite).
 
 README tables (--readme):
   --readme            print the two headline tables of the reference's newest
@@ -93,7 +99,8 @@ README tables (--readme):
                       the mean over the file's users (every user weighing 1)
                       ± half the width of the 99% BCa interval, "N/A" without
                       a value; rows sorted by Log Loss, best values bold;
-                      the rows left out are named under each table. With
+                      the rows left out are named under each table, and
+                      the rows with fallbacks marked as above. With
                       DIR/FSRS-6-dev.jsonl every row but SBD's uses only its
                       users. Other files in DIR are not read; the HTML page
                       (default DIR/readme.html) holds the same two tables.

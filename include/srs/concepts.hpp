@@ -25,6 +25,15 @@
 /// `keep_for_training(item)`, `penalty(w, w0)` (a per-row regularizer),
 /// `frozen()` (parameters whose gradient is zeroed), `round_params(w)`.
 ///
+/// A memory model with parameters must be trainable by a path the evaluator
+/// knows (DualTrainable, SelfTrained, NeuralNetwork, FeatureModel): otherwise
+/// eval::Evaluator does not compile, and its static_assert names the member
+/// that keeps Dual numbers out (e.g. a `recall` returning double, not T) —
+/// unless the model declares that its default parameters are to be evaluated
+/// untrained (EvaluatedUntrained):
+///
+///     static constexpr bool evaluate_untrained = true;
+///
 /// A **fittable model** (AVG, and later models outside the shared training
 /// loop) instead provides `fit(dataset, train_rows) -> Params` and
 /// `predict(params, dataset, item) -> double`; a **feature model**
@@ -127,6 +136,18 @@ template <class M>
 concept SelfTrained = MemoryModel<M> && requires(const M& m, const data::Dataset& d, std::span<const std::size_t> rows,
                                                  std::span<const double> weights, optim::TrainMode mode) {
   { m.train(d, rows, weights, mode) } -> std::same_as<std::array<double, M::num_params>>;
+};
+
+/// A memory model evaluated with its default parameters on purpose: it declares
+/// `static constexpr bool evaluate_untrained = true;`. The evaluator then
+/// trains nothing (whether or not the model could be trained), predicts every
+/// fold with the defaults, and writes an empty parameter list per partition in
+/// the result line ("parameters": {"0": []}: 0 parameters fitted). Without the
+/// declaration a model with parameters that no trainer can train is a compile
+/// error of eval::Evaluator, not a silent evaluation of its defaults.
+template <class M>
+concept EvaluatedUntrained = requires {
+  requires M::evaluate_untrained;
 };
 
 /// A model outside the shared training loop: it fits itself on the training

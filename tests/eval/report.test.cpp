@@ -15,7 +15,11 @@
 //   * summarize: unweighted and size-weighted means, users with a null metric
 //     left out of that metric only;
 //   * format_table: rows sorted by unweighted LogLoss, every name and count
-//     present, the numbers formatted with 4 decimals, the column rules aligned.
+//     present, the numbers formatted with 4 decimals, the column rules aligned;
+//   * fallbacks: summarize counts the users with fallbacks and sums their
+//     trainings; format_table marks such a model ("*") and says under the
+//     table how many users fell back in how many trainings (nothing without);
+//     the result line's "fallbacks" field read back (fallbacks_from_json).
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional, std::nullopt
 #include <sstream>      // std::istringstream
@@ -366,4 +370,81 @@ TEST_CASE("report: format_table: column rules line up with the header's separato
     CAPTURE(lines[2]);
     CHECK(columns(lines[line], '|') == crossings);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Fallbacks
+// ---------------------------------------------------------------------------
+
+namespace {
+/// result() with fallbacks: trainings on the defaults, on the user-level model, not finite.
+UserResult fell_back(std::string user, std::size_t defaults, std::size_t user_level, std::size_t numerical) {
+  UserResult r = result(std::move(user), 100, 0.3, 0.05, 0.5);
+  r.fallbacks = defaults;
+  r.user_fallbacks = user_level;
+  r.numerical_fallbacks = numerical;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("report: summarize counts the users with fallbacks and their trainings") {
+  const ModelSummary s = srs::eval::summarize(
+      "FSRS-6", {fell_back("1", 2, 0, 0), fell_back("2", 0, 0, 0), fell_back("3", 1, 3, 1), fell_back("4", 0, 0, 0)});
+  CHECK(s.users == 4);
+  CHECK(s.users_with_fallbacks == 2);
+  CHECK(s.fallbacks.defaults == 3);
+  CHECK(s.fallbacks.user_level == 3);
+  CHECK(s.fallbacks.numerical == 1);
+  CHECK(s.fallbacks.total() == 7);
+  CHECK(srs::eval::fallback_note(s) ==
+        "FSRS-6: 2 of 4 users fell back to other parameters in 7 trainings (3 to the defaults, 3 to a user-level "
+        "model, 1 not finite)");
+  const ModelSummary none = srs::eval::summarize("AVG", {fell_back("1", 0, 0, 0)});
+  CHECK(none.users_with_fallbacks == 0);
+  CHECK(none.fallbacks.total() == 0);
+  CHECK(srs::eval::fallback_note(none).empty());
+  const ModelSummary one = srs::eval::summarize("HLR", {fell_back("1", 0, 0, 1)});
+  CHECK(srs::eval::fallback_note(one) ==
+        "HLR: 1 of 1 user fell back to other parameters in 1 training (0 to the defaults, 0 to a user-level model, 1 "
+        "not finite)");
+}
+
+TEST_CASE("report: format_table marks a model with fallbacks and says how many under the table") {
+  std::vector<ModelSummary> rows;
+  rows.push_back(srs::eval::summarize("AVG", {result("1", 100, 0.3, 0.05, 0.5), result("2", 23, 0.3, 0.05, 0.5)}));
+  rows.push_back(srs::eval::summarize("FSRS-6", {fell_back("1", 4, 0, 1), fell_back("2", 0, 2, 0)}));
+  rows.push_back(srs::eval::summarize("HLR", {fell_back("1", 0, 0, 0), fell_back("2", 1, 0, 0)}));
+  const std::string table = srs::eval::format_table(rows);
+  CAPTURE(table);
+  const std::vector<std::string> lines = lines_of(table);
+  REQUIRE(lines.size() == 3 + 3 + 1 + 2);  // header, rule, rows; a blank line, one note per model with fallbacks
+  CHECK(lines[3] == "AVG          2       123 |   0.3000     0.0500   0.5000 |   0.3000     0.0500   0.5000");
+  CHECK(lines[4] == "FSRS-6*      2       200 |   0.3000     0.0500   0.5000 |   0.3000     0.0500   0.5000");
+  CHECK(lines[5] == "HLR*         2       200 |   0.3000     0.0500   0.5000 |   0.3000     0.0500   0.5000");
+  CHECK(lines[6].empty());
+  CHECK(lines[7] ==
+        "* FSRS-6: 2 of 2 users fell back to other parameters in 7 trainings (4 to the defaults, 2 to a user-level "
+        "model, 1 not finite)");
+  CHECK(lines[8] ==
+        "* HLR: 1 of 2 users fell back to other parameters in 1 training (1 to the defaults, 0 to a user-level "
+        "model, 0 not finite)");
+  // Without fallbacks: the rows alone, no mark.
+  const std::string plain = srs::eval::format_table({rows[0]});
+  CHECK(lines_of(plain).size() == 4);
+  CHECK(plain.find('*') == std::string::npos);
+}
+
+TEST_CASE("report: a result line's fallbacks field read back") {
+  UserResult r = fell_back("7", 3, 2, 1);
+  const json::Value line = json::parse(srs::eval::result_line(r));
+  const srs::eval::Fallbacks f = srs::eval::fallbacks_from_json(line["fallbacks"]);
+  CHECK(f.defaults == 3);
+  CHECK(f.user_level == 2);
+  CHECK(f.numerical == 1);
+  CHECK(srs::eval::fallbacks_from_json(json::parse(R"({"numerical": 4})")).total() == 4);  // the others 0
+  CHECK_THROWS_WITH_AS(srs::eval::fallbacks_from_json(json::parse("3")), "fallbacks: expected an object",
+                       json::ValueError);
+  CHECK_THROWS_WITH_AS(srs::eval::fallbacks_from_json(json::parse(R"({"defaults": -1})")),
+                       "fallbacks: \"defaults\" must be a non-negative integer", json::ValueError);
+  CHECK_THROWS_AS(srs::eval::fallbacks_from_json(json::parse(R"({"user_level": 1.5})")), json::ValueError);
 }

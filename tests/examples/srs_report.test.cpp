@@ -23,6 +23,9 @@
 //   * end to end: srs-bench (SRS_BENCH_EXE) on simulated users for SM-2
 //     --short, MOVING-AVG, FSRS-6 --fast, Anki-SM-2 and FSRS-6 --short
 //     --two_buttons --fast, then srs-report prints each name's parameter count;
+//   * a result file with "fallbacks" lines: the model's name marked "†" in
+//     every table and the footnote (users, trainings) in the Markdown and
+//     the HTML page, with and without --readme;
 //   * --readme: the README's two tables as the library renders them
 //     (report/readme.hpp), DIR/readme.html by default, --html, --no-html,
 //     the options it refuses, a folder without any of its files (exit 1);
@@ -103,7 +106,7 @@ TEST_CASE("report: srs-report --help and usage errors") {
   const Run help = report(tmp, "--help");
   CHECK(help.status == 0);
   for (const char* flag : {"--html", "--no-html", "--models", "--common-users", "--no-paired", "--resamples", "--seed",
-                           "--threads", "--help", "calibration", "Exit status", "--readme", "FSRS-6-dev"})
+                           "--threads", "--help", "calibration", "Exit status", "--readme", "FSRS-6-dev", "fallbacks"})
     CHECK_MESSAGE(contains(help.out, flag), flag);
   CHECK(report(tmp, "-h").status == 0);
 
@@ -294,6 +297,41 @@ TEST_CASE("report: srs-report reads result lines in the reference's own format")
   CHECK(count(html, "data-chart=\"calibration\"") == 0);
   CHECK(contains(html, "No calibration data for <b>FSRS-5</b>"));
   CHECK(contains(html, "No calibration data for <b>HLR-short</b>"));
+}
+
+TEST_CASE("report: srs-report marks a model whose trainings fell back") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "result";
+  fs::create_directory(dir);
+  write_model_with_fallbacks(dir, {"FSRS-6-short", 0.03, 0.0, true, 1}, 8,
+                             {{2, fallbacks_field(3, 0, 0)}, {5, fallbacks_field(1, 0, 2)}});
+  write_model(dir, {"AVG", 0.12, 0.0, false, 2}, 8);
+  const std::string note =
+      "\u2020 FSRS-6-short: 2 of 8 users fell back to other parameters in 6 trainings (4 to the defaults, 0 to a "
+      "user-level model, 2 not finite).";
+  const Run r =
+      report(tmp, sh_quote(dir.string()) + " --resamples 100 --html " + sh_quote((tmp.path / "r.html").string()));
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "| FSRS-6-short\u2020 | 8 | 1,308 |\n\n" + note + "\n"));
+  CHECK(count(r.out, "| **FSRS-6-short\u2020** | 21 | ") == 2);
+  CHECK(count(r.out, note) == 3);
+  CHECK_FALSE(contains(r.out, "AVG\u2020"));
+  const std::string html = read_file(tmp.path / "r.html");
+  CHECK(count(html, "<p class=\"fallback\">" + note + "</p>") == 2);
+  CHECK(count(html, "<tr><td><b>FSRS-6-short\u2020</b></td>") == 2);
+
+  const Run readme = report(tmp, sh_quote(dir.string()) + " --readme --resamples 100 --no-html");
+  REQUIRE(readme.status == 0);
+  CHECK(contains(readme.out, "| **FSRS-6\u2020** | 21 | "));
+  CHECK(contains(readme.out,
+                 "\u2020 FSRS-6: 2 of 8 users fell back to other parameters in 6 trainings (4 to the defaults, 0 to "
+                 "a user-level model, 2 not finite)."));
+
+  // The same files without fallbacks: nothing marked.
+  write_model(dir, {"FSRS-6-short", 0.03, 0.0, true, 1}, 8);
+  const Run plain = report(tmp, sh_quote(dir.string()) + " --resamples 100 --no-html");
+  REQUIRE(plain.status == 0);
+  CHECK_FALSE(contains(plain.out, "\u2020"));
 }
 
 TEST_CASE("report: srs-report DIR writes DIR/report.html by default, --no-html writes none") {

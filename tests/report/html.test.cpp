@@ -10,7 +10,10 @@
 //     superiority, Wilcoxon and Cohen's d heatmaps) coloured with
 //     report/colors.hpp, the legend of the effect classes, and the note for
 //     the model without calibration data;
-//   * without paired statistics, the note instead of the heatmaps.
+//   * without paired statistics, the note instead of the heatmaps;
+//   * a result whose lines count fallbacks: "†" after its name in both
+//     tables, the other metrics and the heatmaps, and the footnote (class
+//     "fallback") under each table.
 #include <string>  // std::string
 
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, REQUIRE, CHECK_MESSAGE
@@ -68,4 +71,24 @@ TEST_CASE("report: html_page is one self-contained page with every chart") {
       srs::report::html_page(srs::report::make_report(srs::report::read_result_dir(tmp.path), o));
   CHECK(report_test::count(tables, "<svg") == 2);
   CHECK(report_test::contains(tables, "<h2>Paired comparisons</h2>\n<p class=\"missing\">Paired statistics"));
+}
+
+TEST_CASE("report: html_page marks a result whose trainings fell back") {
+  report_test::TempDir tmp;
+  report_test::write_model_with_fallbacks(tmp.path, {"FSRS-6", 0.03, 0.0, true, 1}, 8,
+                                          {{2, report_test::fallbacks_field(1, 0, 0)}});
+  report_test::write_model(tmp.path, {"AVG", 0.12, 0.0, false, 2}, 8);
+  srs::report::ReportOptions o;
+  o.bootstrap.resamples = 100;
+  const std::string html = srs::report::html_page(srs::report::make_report(srs::report::read_result_dir(tmp.path), o));
+  CHECK(report_test::count(html, "<tr><td><b>FSRS-6\u2020</b></td><td class=\"num\">21</td>") == 2);
+  CHECK(report_test::count(
+            html,
+            "</tbody></table>\n<p class=\"fallback\">\u2020 FSRS-6: 1 of 8 users fell back to other "
+            "parameters in 1 training (1 to the defaults, 0 to a user-level model, 0 not finite).</p>") == 2);
+  CHECK(report_test::contains(html, "<tr><td>FSRS-6\u2020</td>"));          // other metrics
+  CHECK(report_test::contains(html, "class=\"label-row\">FSRS-6\u2020<"));  // heatmaps
+  CHECK(report_test::contains(html, "data-model=\"FSRS-6\""));              // the chart's model: its name
+  CHECK_FALSE(report_test::contains(html, "AVG\u2020"));
+  CHECK(report_test::contains(html, ".missing,.fallback{"));
 }

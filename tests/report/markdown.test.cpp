@@ -9,6 +9,10 @@
 //     seed, the results read, both tables with their rows in Log Loss order,
 //     parameter counts and bold best values, the other metrics, the three
 //     matrices, or the note without them;
+//   * a result whose lines count fallbacks: "†" after its name in every table
+//     (results, both README tables, other metrics, the matrices) and the
+//     footnote under the results and under each README table; a report
+//     without fallbacks has no mark;
 //   * the README's example: a program that evaluates two models in memory
 //     (StandardEvaluator on simulated users) renders the README tables with
 //     from_user_results, make_report and markdown.
@@ -131,6 +135,45 @@ TEST_CASE("report: markdown of a report") {
   const std::string tables = report::markdown(report::make_report(report::read_result_dir(tmp.path), o));
   CHECK_FALSE(report_test::contains(tables, "## Superiority"));
   CHECK(report_test::contains(tables, "were not computed (--no-paired)."));
+}
+
+TEST_CASE("report: markdown marks a result whose trainings fell back") {
+  report_test::TempDir tmp;
+  report_test::write_model(tmp.path, {"AVG", 0.12, 0.02, false, 2}, 8);
+  report_test::write_model_with_fallbacks(tmp.path, {"FSRS-6", 0.03, 0.0, false, 1}, 8,
+                                          {{3, report_test::fallbacks_field(2, 1, 0)},
+                                           {6, report_test::fallbacks_field(0, 0, 1)},
+                                           {7, report_test::fallbacks_field(0, 0, 0)}});
+  report::ReportOptions o;
+  o.source = "res";
+  o.bootstrap.resamples = 100;
+  const report::Report r = report::make_report(report::read_result_dir(tmp.path), o);
+  const std::string md = report::markdown(r);
+  CAPTURE(md);
+  const std::string note =
+      "\u2020 FSRS-6: 2 of 8 users fell back to other parameters in 4 trainings (2 to the defaults, 1 to a "
+      "user-level model, 1 not finite).";
+  // Under the results and under each README table, as a paragraph of its own.
+  CHECK(report_test::count(md, "|\n\n" + note + "\n\n## ") == 3);
+  CHECK(report_test::count(md, note) == 3);
+  CHECK(report_test::contains(md, "| FSRS-6\u2020 | 8 | 1,308 |\n\n" + note));
+  // The README tables (FSRS-6 is best: bold), the other metrics, the matrices' rows and columns.
+  CHECK(report_test::count(md, "| **FSRS-6\u2020** | 21 | ") == 2);
+  CHECK(markdown_line(md, "| FSRS-6\u2020 | ").size() > 0);
+  CHECK(report_test::contains(md, "| | FSRS-6\u2020 | AVG |"));
+  CHECK(report_test::count(md, "| **FSRS-6\u2020** | \u2014 | ") == 3);
+  // AVG is never marked, nor FSRS-6 without its mark.
+  CHECK_FALSE(report_test::contains(md, "AVG\u2020"));
+  CHECK_FALSE(report_test::contains(md, "FSRS-6 |"));
+  CHECK_FALSE(report_test::contains(md, "**FSRS-6**"));
+  CHECK(r.summary[1].fallbacks.users == 2);
+  CHECK(r.summary[0].fallbacks.any() == false);
+
+  // Without fallbacks, no mark and no note.
+  report_test::write_model(tmp.path, {"FSRS-6", 0.03, 0.0, false, 1}, 8);
+  const std::string plain = report::markdown(report::make_report(report::read_result_dir(tmp.path), o));
+  CHECK_FALSE(report_test::contains(plain, "\u2020"));
+  CHECK(report_test::contains(plain, "| FSRS-6 | 8 | 1,308 |\n\n## Weighted by number of reviews"));
 }
 
 TEST_CASE("report: a program's in-memory results as the README tables") {

@@ -19,7 +19,10 @@
 //   * FSRS-6-dev.jsonl restricts every row but SBD's to its users (a row left
 //     with none is named), a bootstrap other than the README's is said, the
 //     threads change nothing;
-//   * a table without files, no files at all, the HTML page.
+//   * a table without files, no files at all, the HTML page;
+//   * a row whose lines count fallbacks: "†" after its README name and the
+//     footnote under its table (Markdown and HTML), counting only the users
+//     the row keeps (FSRS-6-dev).
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
 #include <optional>     // std::optional
@@ -412,4 +415,39 @@ TEST_CASE("report: README tables without result files, and the HTML page") {
   CHECK(report_test::contains(html,
                               "<p class=\"note\">Left out, no result file in <code>a&lt;b</code>: RWKV-Curve "
                               "(<code>RWKV-short-secs.jsonl</code>), "));
+}
+
+TEST_CASE("report: a README row whose trainings fell back is marked, its users counted") {
+  using namespace readme_test;
+  report_test::TempDir tmp;
+  const auto& dir = tmp.path;
+  report_test::write_model_with_fallbacks(
+      dir, {"FSRS-6-short", 0.0, 0.0, false, 1}, 8,
+      {{1, report_test::fallbacks_field(1, 0, 0)}, {3, report_test::fallbacks_field(0, 2, 0)}});
+  report_test::write_model(dir, {"AVG", 0.12, 0.0, false, 2}, 8);
+  const report::ReadmeTables t = tables_of(dir, "res");
+  REQUIRE(t.tables[0].rows.size() == 2);
+  CHECK(t.tables[0].rows[0].name() == "FSRS-6\u2020");
+  CHECK(t.tables[0].rows[1].name() == "AVG");
+  const std::string note =
+      "\u2020 FSRS-6: 2 of 8 users fell back to other parameters in 3 trainings (1 to the defaults, 2 to a "
+      "user-level model, 0 not finite).";
+  const std::string md = report::readme_markdown(t);
+  CAPTURE(md);
+  CHECK(report_test::contains(md, "| **FSRS-6\u2020** | 21 | "));
+  CHECK(report_test::contains(md, " | --- |\n\n" + note + "\n\nLeft out, no result file in `res`: "));
+  CHECK(report_test::count(md, note) == 1);
+  const std::string html = report::readme_html_page(t);
+  CHECK(report_test::contains(html, "<tr><td><b>FSRS-6\u2020</b></td>"));
+  CHECK(report_test::contains(html, "<p class=\"fallback\">" + note + "</p>"));
+
+  // FSRS-6-dev keeps users 2..9: user 1's fallback is no longer counted.
+  write_values(dir, "FSRS-6-dev", {{"LogLoss", spread(0.3, 0.01)}}, /*first_user=*/2);
+  const report::ReadmeTables dev = tables_of(dir, "res");
+  REQUIRE(dev.tables[0].rows.size() == 2);
+  CHECK(dev.tables[0].rows[0].fallbacks.users == 1);
+  CHECK(dev.tables[0].rows[0].fallbacks.of_users == 7);
+  CHECK(report_test::contains(report::readme_markdown(dev),
+                              "\u2020 FSRS-6: 1 of 7 users fell back to other parameters in 2 trainings (0 to the "
+                              "defaults, 2 to a user-level model, 0 not finite)."));
 }

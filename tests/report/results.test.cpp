@@ -17,7 +17,10 @@
 //     keep_users those of a list;
 //   * the "parameters" field: parameter_count_of (a list, an object of lists
 //     per partition; nothing for anything else) and lines_parameter_count
-//     (the count every line that has one agrees on).
+//     (the count every line that has one agrees on);
+//   * the "fallbacks" field: each line's counts (0 without one; null
+//     accepted), fallback_count over the users (kept users only), from
+//     in-memory results too; a malformed one names the file, line and field.
 #include <cstddef>     // std::size_t
 #include <cstdint>     // std::int64_t
 #include <filesystem>  // std::filesystem::path, create_directory
@@ -229,4 +232,54 @@ TEST_CASE("report: the parameters field gives the parameters per partition") {
   const report::ModelResults m = report::read_results(tmp.path / "P.jsonl");
   CHECK(m.users[0].parameters == 3u);
   CHECK_FALSE(m.users[1].parameters.has_value());
+}
+
+TEST_CASE("report: the fallbacks field of result lines") {
+  namespace json = srs::detail::json;
+  report_test::TempDir tmp;
+  report_test::write_model_with_fallbacks(tmp.path, {"FSRS-6"}, 5,
+                                          {{2, report_test::fallbacks_field(3, 0, 1)},
+                                           {4, report_test::fallbacks_field(0, 2, 0)},
+                                           {5, json::Value(nullptr)}});
+  report::ModelResults m = report::read_results(tmp.path / "FSRS-6.jsonl");
+  REQUIRE(m.users.size() == 5);
+  CHECK(m.users[0].fallbacks.total() == 0);
+  CHECK(m.users[1].fallbacks.defaults == 3);
+  CHECK(m.users[1].fallbacks.user_level == 0);
+  CHECK(m.users[1].fallbacks.numerical == 1);
+  CHECK(m.users[3].fallbacks.user_level == 2);
+  CHECK(m.users[4].fallbacks.total() == 0);  // null: none
+  report::FallbackCount c = report::fallback_count(m);
+  CHECK(c.any());
+  CHECK(c.users == 2);
+  CHECK(c.of_users == 5);
+  CHECK(c.trainings.defaults == 3);
+  CHECK(c.trainings.user_level == 2);
+  CHECK(c.trainings.numerical == 1);
+  // Only the users kept count.
+  report::keep_users(m, {srs::stats::UserId(std::int64_t{1}), srs::stats::UserId(std::int64_t{4})});
+  c = report::fallback_count(m);
+  CHECK(c.users == 1);
+  CHECK(c.of_users == 2);
+  CHECK(c.trainings.total() == 2);
+  report::keep_users(m, {srs::stats::UserId(std::int64_t{1})});
+  CHECK_FALSE(report::fallback_count(m).any());
+
+  // In-memory results carry them through their result lines.
+  srs::eval::UserResult r;
+  r.user = "1";
+  r.size = 10;
+  r.metrics = {{"LogLoss", 0.3}};
+  r.numerical_fallbacks = 5;
+  const report::ModelResults mem = report::from_user_results("Mine", {r});
+  CHECK(mem.users[0].fallbacks.numerical == 5);
+
+  // A malformed field names the file, the line and the field.
+  const std::string file = (tmp.path / "M.jsonl").string();
+  const std::string not_object = R"({"metrics": {}, "user": 1, "size": 3, "fallbacks": 2})";
+  const std::string not_count = R"({"metrics": {}, "user": 1, "size": 3, "fallbacks": {"defaults": "1"}})";
+  CHECK(report_test::contains(results_error(tmp.path, not_object + "\n"),
+                              file + ":1: column 'fallbacks': fallbacks: expected an object"));
+  CHECK(report_test::contains(results_error(tmp.path, not_count + "\n"),
+                              file + ":1: column 'fallbacks': fallbacks: \"defaults\" must be a non-negative integer"));
 }

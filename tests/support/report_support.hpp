@@ -20,6 +20,7 @@
 #include <string>        // std::string, std::to_string
 #include <string_view>   // std::string_view
 #include <system_error>  // std::error_code
+#include <utility>       // std::pair
 #include <vector>        // std::vector
 
 #include <srs/concepts.hpp>          // srs::Prediction
@@ -141,6 +142,33 @@ inline std::vector<json::Value> write_model(const fs::path& dir, const Synthetic
   std::string text;
   for (std::int64_t u = 1; u <= users; ++u) {
     lines.push_back(synthetic_line(m, u, static_cast<std::size_t>(60 + 23 * u), u == null_auc_user));
+    text += json::dump(lines.back()) + "\n";
+  }
+  write_file(dir / (m.name + ".jsonl"), text);
+  return lines;
+}
+
+/// The "fallbacks" field srs-bench writes (eval::result_line): trainings that
+/// fell back to the defaults, to the user-level model, and that were not finite.
+inline json::Value fallbacks_field(std::int64_t defaults, std::int64_t user_level, std::int64_t numerical) {
+  json::Value f = json::Object{};
+  f["defaults"] = defaults;
+  f["user_level"] = user_level;
+  f["numerical"] = numerical;
+  return f;
+}
+
+/// Writes DIR/<model>.jsonl as write_model does, the users in `fallbacks`
+/// (user id, field) with a "fallbacks" field. Returns the lines.
+inline std::vector<json::Value> write_model_with_fallbacks(
+    const fs::path& dir, const SyntheticModel& m, std::int64_t users,
+    const std::vector<std::pair<std::int64_t, json::Value>>& fallbacks) {
+  std::vector<json::Value> lines;
+  std::string text;
+  for (std::int64_t u = 1; u <= users; ++u) {
+    lines.push_back(synthetic_line(m, u, static_cast<std::size_t>(60 + 23 * u)));
+    for (const auto& [user, field] : fallbacks)
+      if (user == u) lines.back()["fallbacks"] = field;
     text += json::dump(lines.back()) + "\n";
   }
   write_file(dir / (m.name + ".jsonl"), text);

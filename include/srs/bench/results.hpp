@@ -168,6 +168,17 @@ inline ResumeFile scan_for_resume(const fs::path& path, bool raw, const std::uno
         if (!x.is_null() && !x.is_number()) refuse("metric " + name + " is not a number");
         r.metrics.emplace_back(name, x.is_null() ? std::nullopt : std::optional<double>(x.as_double()));
       }
+      // The fallbacks, for the closing table's marks.
+      if (const srs::detail::json::Value* fb = v.find("fallbacks"); fb && !fb->is_null()) {
+        try {
+          const eval::Fallbacks counts = eval::fallbacks_from_json(*fb);
+          r.fallbacks = counts.defaults;
+          r.user_fallbacks = counts.user_level;
+          r.numerical_fallbacks = counts.numerical;
+        } catch (const srs::detail::json::ValueError& e) {
+          refuse(std::string("\"fallbacks\": ") + e.what());
+        }
+      }
       f.results.push_back(std::move(r));
     }
     f.users.insert(user);

@@ -5,7 +5,10 @@
 /// 10,000-user run can be found and fixed.
 #pragma once
 
+#include <cmath>      // std::isfinite
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <cstdio>     // std::snprintf
 #include <stdexcept>  // std::runtime_error
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::move
@@ -97,6 +100,57 @@ class InadequateData : public Error {
 class NumericalError : public Error {
  public:
   using Error::Error;
+};
+
+/// A model's prediction that is not a probability: outside [0, 1], or not
+/// finite (NaN, infinity). The evaluator checks every prediction where it is
+/// made and throws this, naming the model, the user, the row of the user's
+/// dataset (index into Dataset::items), that review's position in the user's
+/// log (Item::review_th, 1-based: line review_th + 1 of a CSV file with its
+/// header) and card, and the value; the user's evaluation fails (srs-bench
+/// reports it as a failed user) rather than scoring a clipped or NaN
+/// prediction. Unlike NumericalError it is never answered by a fallback.
+class PredictionError : public Error {
+ public:
+  PredictionError(std::string model, std::string user, std::size_t row, std::int64_t review_th, std::int64_t card,
+                  double value)
+      : Error(format(model, user, row, review_th, card, value)),
+        model_(std::move(model)),
+        user_(std::move(user)),
+        row_(row),
+        review_th_(review_th),
+        card_(card),
+        value_(value) {}
+
+  const std::string& model() const noexcept { return model_; }
+  const std::string& user() const noexcept { return user_; }
+  /// The row: index into the user's Dataset::items.
+  std::size_t row() const noexcept { return row_; }
+  /// The review's 1-based position in the user's log (Item::review_th).
+  std::int64_t review_th() const noexcept { return review_th_; }
+  /// The card id, as in the input.
+  std::int64_t card() const noexcept { return card_; }
+  double value() const noexcept { return value_; }
+
+ private:
+  // Built with append(): GCC 12 warns falsely (-Wrestrict) on "literal" + std::string at -O2.
+  static std::string format(const std::string& model, const std::string& user, std::size_t row, std::int64_t review_th,
+                            std::int64_t card, double value) {
+    char number[40];
+    std::snprintf(number, sizeof number, "%.17g", value);
+    std::string s = model;
+    s.append(": user ").append(user).append(": prediction ").append(number);
+    s.append(!std::isfinite(value) ? " is not finite" : " is outside [0, 1]");
+    s.append(" for row ").append(std::to_string(row)).append(" of the dataset (review ");
+    s.append(std::to_string(review_th)).append(" of the user's log, card ").append(std::to_string(card)).append(")");
+    return s;
+  }
+  std::string model_;
+  std::string user_;
+  std::size_t row_;
+  std::int64_t review_th_;
+  std::int64_t card_;
+  double value_;
 };
 
 /// Bad arguments given to an srs API or to srs-bench.

@@ -20,6 +20,20 @@
 /// would be the same training again, so the fallback is the defaults directly,
 /// as the reference does in that mode.
 ///
+/// Every prediction is checked where it is made (add_prediction): one outside
+/// [0, 1] or not finite throws srs::PredictionError naming the model, the user,
+/// the row, its review and card, and the value — the user's evaluation fails
+/// instead of scoring it (LogLoss would clip it).
+///
+/// A memory model with parameters must be trainable by one of the paths
+/// below (DualTrainable: optim::train; SelfTrained: its train member; a
+/// NeuralNetwork: optim::NetworkTrainer; a FeatureModel: its optim::train
+/// overload); Evaluator<M> does not compile otherwise (detail::check_trainable
+/// names what M misses), unless M declares `static constexpr bool
+/// evaluate_untrained = true;` (srs::EvaluatedUntrained): it is then evaluated
+/// with its default parameters, never trained, and its result lists no fitted
+/// parameter (an empty list per partition).
+///
 /// A model whose trainings draw in turn from one random stream per user
 /// (`M::random_stream_per_user`: LogisticRegression, whose batch order the
 /// reference draws from PyTorch's global generator) is told, at each training,
@@ -50,7 +64,7 @@
 #include <vector>       // std::vector
 
 #include <srs/concepts.hpp>          // srs::Model, srs::Splitter, srs::Metric, srs::Prediction
-#include <srs/core/error.hpp>        // srs::InadequateData
+#include <srs/core/error.hpp>        // srs::InadequateData, NumericalError, PredictionError
 #include <srs/core/parallel.hpp>     // core::parallel_for
 #include <srs/data/dataset.hpp>      // data::Dataset
 #include <srs/eval/calibration.hpp>  // Ici, SmoothEce, CalibrationGraph, CalibrationData
@@ -88,7 +102,8 @@ struct UserResult {
   std::string user;
   std::size_t size = 0;  ///< number of pooled (evaluated) predictions
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
-  /// Last fold's parameters per partition (empty for models without a parameter vector).
+  /// Last fold's parameters per partition (empty for models without a parameter vector;
+  /// an empty list per partition for a model evaluated untrained, srs::EvaluatedUntrained).
   std::vector<std::pair<std::int32_t, std::vector<double>>> parameters;
   /// The result line's fields that the model writes itself in place of
   /// "parameters" (a model with a `result_fields(w)` member, for the parameters
@@ -112,8 +127,100 @@ struct UserResult {
   }
 };
 
+namespace detail {
+
+/// The scalar the shared trainer runs a model's equations on.
+template <class M>
+using TrainingDual = core::Dual<double, M::num_params>;
+
+/// Each step function of a memory model, on TrainingDual<M> (what DualTrainable needs of it).
+template <class M>
+concept InitOverDual = requires(const M& m, std::span<const TrainingDual<M>, M::num_params> w, data::Step step) {
+  { m.init(w, step) } -> std::same_as<typename M::template State<TrainingDual<M>>>;
+};
+template <class M>
+concept NextOverDual = requires(const M& m, std::span<const TrainingDual<M>, M::num_params> w,
+                                const typename M::template State<TrainingDual<M>>& s, data::Step step) {
+  { m.next(w, s, step) } -> std::same_as<typename M::template State<TrainingDual<M>>>;
+};
+template <class M>
+concept RecallOverDual = requires(const M& m, std::span<const TrainingDual<M>, M::num_params> w,
+                                  const typename M::template State<TrainingDual<M>>& s, double t) {
+  { m.recall(w, s, t) } -> std::same_as<TrainingDual<M>>;
+};
+template <class M>
+concept PredictOverDual = requires(const M& m, std::span<const TrainingDual<M>, M::num_params> w,
+                                   std::span<const data::Step> history, double t) {
+  { m.predict(w, history, t) } -> std::same_as<TrainingDual<M>>;
+};
+
+/// Whether the evaluator can train M, checked where Evaluator<M> is
+/// instantiated: a memory model with parameters must be DualTrainable,
+/// SelfTrained, a NeuralNetwork or a FeatureModel, or declare that it is
+/// evaluated untrained (srs::EvaluatedUntrained); otherwise a static_assert
+/// names the step function that keeps core::Dual out. (True when it compiles.)
+template <class M>
+consteval bool check_trainable() {
+  if constexpr (!MemoryModel<M>) {
+    return true;  // fittable, online and feature models train themselves
+  } else if constexpr (M::num_params == 0 || EvaluatedUntrained<M> || NeuralNetwork<M> || SelfTrained<M> ||
+                       DualTrainable<M> || FeatureModel<M>) {
+    return true;
+  } else if constexpr (StepwiseOver<M, double> && !InitOverDual<M>) {
+    static_assert(InitOverDual<M>,
+                  "srs::eval::Evaluator: this memory model has parameters (num_params > 0) but cannot be trained: it "
+                  "is a MemoryModel but not DualTrainable, because init(w, first) is not a template over the scalar "
+                  "T (taking std::span<const T, num_params>, returning State<T>) through which core::Dual<double, "
+                  "num_params> can flow. Template it on T, or give the model a train(dataset, rows, weights, mode) "
+                  "member (SelfTrained), or declare 'static constexpr bool evaluate_untrained = true;' to evaluate "
+                  "its default parameters untrained (srs/concepts.hpp)");
+    return true;
+  } else if constexpr (StepwiseOver<M, double> && !NextOverDual<M>) {
+    static_assert(NextOverDual<M>,
+                  "srs::eval::Evaluator: this memory model has parameters (num_params > 0) but cannot be trained: it "
+                  "is a MemoryModel but not DualTrainable, because next(w, state, step) is not a template over the "
+                  "scalar T (taking std::span<const T, num_params> and State<T>, returning State<T>) through which "
+                  "core::Dual<double, num_params> can flow. Template it on T, or give the model a train(dataset, "
+                  "rows, weights, mode) member (SelfTrained), or declare 'static constexpr bool evaluate_untrained = "
+                  "true;' to evaluate its default parameters untrained (srs/concepts.hpp)");
+    return true;
+  } else if constexpr (StepwiseOver<M, double> && !RecallOverDual<M>) {
+    static_assert(RecallOverDual<M>,
+                  "srs::eval::Evaluator: this memory model has parameters (num_params > 0) but cannot be trained: it "
+                  "is a MemoryModel but not DualTrainable, because recall(w, state, t) is not a template over the "
+                  "scalar T returning T (not double) through which core::Dual<double, num_params> can flow. Make it "
+                  "return T, or give the model a train(dataset, rows, weights, mode) member (SelfTrained), or declare "
+                  "'static constexpr bool evaluate_untrained = true;' to evaluate its default parameters untrained "
+                  "(srs/concepts.hpp)");
+    return true;
+  } else if constexpr (!StepwiseOver<M, double> && !PredictOverDual<M>) {
+    static_assert(PredictOverDual<M>,
+                  "srs::eval::Evaluator: this memory model has parameters (num_params > 0) but cannot be trained: it "
+                  "is a MemoryModel but not DualTrainable, because predict(w, history, t) is not a template over the "
+                  "scalar T returning T (not double) through which core::Dual<double, num_params> can flow. Make it "
+                  "so, or give the model a train(dataset, rows, weights, mode) member (SelfTrained), or declare "
+                  "'static constexpr bool evaluate_untrained = true;' to evaluate its default parameters untrained "
+                  "(srs/concepts.hpp)");
+    return true;
+  } else {
+    static_assert(DualTrainable<M>,
+                  "srs::eval::Evaluator: this memory model has parameters (num_params > 0) but no trainer: it is not "
+                  "DualTrainable (its step functions templated on the scalar T), SelfTrained (a train(dataset, rows, "
+                  "weights, mode) member), a NeuralNetwork or a FeatureModel. Make it one of them, or declare "
+                  "'static constexpr bool evaluate_untrained = true;' to evaluate its default parameters untrained "
+                  "(srs/concepts.hpp)");
+    return true;
+  }
+}
+
+}  // namespace detail
+
 template <Model M, Splitter S = TimeSeriesSplit, Metric... Ms>
 class Evaluator {
+  // A model with parameters that nothing can train is not evaluated silently
+  // with its defaults: detail::check_trainable's static_assert says why.
+  static_assert(detail::check_trainable<M>());
+
  public:
   explicit Evaluator(M model = {}, S splitter = {}, EvalOptions options = {})
       : model_(std::move(model)), splitter_(std::move(splitter)), options_(options) {}
@@ -252,8 +359,13 @@ class Evaluator {
     }
   }
 
+  /// Pools the prediction `p` of row `row` (index into ds.items) into `res`:
+  /// every prediction the evaluator makes comes through here, and one that is
+  /// not a probability (outside [0, 1], NaN, infinite) throws PredictionError
+  /// naming the model, the user, the row, its review and card, and the value.
   static void add_prediction(const data::Dataset& ds, std::size_t row, double p, UserResult& res) {
     const data::Item& it = ds.items[row];
+    if (!(p >= 0.0 && p <= 1.0)) throw PredictionError(std::string(M::name), ds.user, row, it.review_th, it.card_id, p);
     res.predictions.push_back({p, it.y, it.elapsed_days, it.i, it.lapses});
     res.rows.push_back(row);
   }
@@ -325,6 +437,8 @@ class Evaluator {
 
   /// Whether M's trainings continue one random stream per user (M::random_stream_per_user).
   static constexpr bool random_stream = requires { requires M::random_stream_per_user; };
+  /// Whether M is evaluated with its default parameters on purpose (srs::EvaluatedUntrained).
+  static constexpr bool untrained = EvaluatedUntrained<M>;
 
   /// The row counts of the trainings that a sequential run makes before fold
   /// k's: each training partition of folds 0 .. k-1, in order.
@@ -355,9 +469,9 @@ class Evaluator {
 
     // One training run on `rows` (in time order); throws InadequateData.
     auto train_on = [&](const std::vector<std::size_t>& rows) -> Params {
-      if constexpr (N == 0) {
+      if constexpr (N == 0 || untrained) {
         (void)rows;
-        return defaults;  // nothing to train (SM-2, Ebisu)
+        return defaults;  // nothing to train (SM-2, Ebisu), or evaluated untrained on purpose
       } else {
         const std::vector<double> weights = options_.recency ? recency_weights(rows.size()) : std::vector<double>{};
         if constexpr (NeuralNetwork<M>) {
@@ -373,6 +487,8 @@ class Evaluator {
           return optim::train(model_, ds, std::span<const std::size_t>(rows), std::span<const double>(weights),
                               train_options);
         } else {
+          // No program reaches this: Evaluator<M> does not compile for such a
+          // model (detail::check_trainable's static_assert, the one error shown).
           return defaults;
         }
       }
@@ -381,8 +497,11 @@ class Evaluator {
     // whatever trainer produced them).
     auto checked_train = [&](const std::vector<std::size_t>& rows) -> Params {
       const Params w = train_on(rows);
-      for (double x : w) {
-        if (!std::isfinite(x)) throw NumericalError("training returned non-finite parameters");
+      for (std::size_t k = 0; k < N; ++k) {
+        if (!std::isfinite(w[k])) {
+          throw NumericalError(std::string(M::name).append(": user ").append(ds.user).append(
+              ": training returned a non-finite parameter w" + std::to_string(k)));
+        }
       }
       return w;
     };
@@ -448,19 +567,14 @@ class Evaluator {
       } else {
         ps = predict_rows(*w, ds, rows);
       }
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        const data::Item& it = ds.items[rows[k]];
-        if (!std::isfinite(ps[k])) {
-          throw NumericalError("non-finite prediction for the review on line " + std::to_string(it.review_th + 1) +
-                               " (card " + std::to_string(it.card_id) + ")");
-        }
-        add_prediction(ds, rows[k], ps[k], res);
-      }
+      for (std::size_t k = 0; k < rows.size(); ++k) add_prediction(ds, rows[k], ps[k], res);
     }
     if (last && N > 0) {
       res.parameters.clear();
+      // An untrained model fitted none: an empty list per partition ("parameters": {"0": []}).
       for (const auto& [p, params] : trained)
-        res.parameters.emplace_back(p, std::vector<double>(params.begin(), params.end()));
+        res.parameters.emplace_back(
+            p, untrained ? std::vector<double>{} : std::vector<double>(params.begin(), params.end()));
       if constexpr (requires(const Params& p) { model_.result_fields(p); }) {
         if (last_used) res.fields = model_.result_fields(*last_used);
       }

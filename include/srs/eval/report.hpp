@@ -135,6 +135,48 @@ inline std::string result_line(const UserResult& r) {
   return srs::detail::json::dump(line);
 }
 
+/// The trainings of a user (or of a model's users, summed) that did not give
+/// their partition its own parameters: a result line's "fallbacks" field.
+struct Fallbacks {
+  std::size_t defaults = 0;    ///< fell back to the default parameters (InadequateData): UserResult::fallbacks
+  std::size_t user_level = 0;  ///< fell back to the fold's user-level model: UserResult::user_fallbacks
+  std::size_t numerical = 0;   ///< not finite (NumericalError), defaults used: UserResult::numerical_fallbacks
+
+  /// All three counts added (a partition whose user-level retry was not finite counts twice: two trainings).
+  std::size_t total() const noexcept { return defaults + user_level + numerical; }
+  Fallbacks& operator+=(const Fallbacks& o) noexcept {
+    defaults += o.defaults;
+    user_level += o.user_level;
+    numerical += o.numerical;
+    return *this;
+  }
+};
+
+/// The fallbacks of one user's result.
+inline Fallbacks fallbacks_of(const UserResult& r) { return {r.fallbacks, r.user_fallbacks, r.numerical_fallbacks}; }
+
+/// A result line's "fallbacks" field read back: an object whose "defaults",
+/// "user_level" and "numerical" are non-negative integers (each 0 when
+/// absent; other keys ignored). Throws srs::detail::json::ValueError
+/// otherwise. (srs-report reads it through report::read_results; a program
+/// reading result lines back into UserResult's sets the three counts from it.)
+inline Fallbacks fallbacks_from_json(const srs::detail::json::Value& v) {
+  using srs::detail::json::ValueError;
+  if (!v.is_object()) throw ValueError("fallbacks: expected an object");
+  Fallbacks f;
+  auto count = [&](const char* key, std::size_t& out) {
+    const srs::detail::json::Value* x = v.find(key);
+    if (!x) return;
+    if (!x->is_integer() || x->as_int() < 0)
+      throw ValueError(std::string("fallbacks: \"") + key + "\" must be a non-negative integer");
+    out = static_cast<std::size_t>(x->as_int());
+  };
+  count("defaults", f.defaults);
+  count("user_level", f.user_level);
+  count("numerical", f.numerical);
+  return f;
+}
+
 /// The --raw JSON line of one user: predictions rounded to 4 decimals, labels.
 inline std::string raw_line(const UserResult& r) {
   using srs::detail::json::Value;
@@ -165,6 +207,8 @@ struct ModelSummary {
   std::size_t users = 0;
   std::size_t reviews = 0;
   std::vector<std::pair<std::string, MetricMeans>> metrics;
+  std::size_t users_with_fallbacks = 0;  ///< users with at least one fallback (UserResult's three counts)
+  Fallbacks fallbacks;                   ///< the users' fallbacks, summed
 
   const MetricMeans* find(std::string_view metric) const {
     for (const auto& [k, v] : metrics)
@@ -186,6 +230,9 @@ inline ModelSummary summarize(std::string name, const std::vector<UserResult>& r
   std::vector<std::pair<std::string, Acc>> acc;
   for (const UserResult& r : results) {
     s.reviews += r.size;
+    const Fallbacks f = fallbacks_of(r);
+    s.fallbacks += f;
+    if (f.total() > 0) ++s.users_with_fallbacks;
     for (const auto& [k, v] : r.metrics) {
       Acc* a = nullptr;
       for (auto& [name_k, a_k] : acc)
@@ -208,16 +255,42 @@ inline ModelSummary summarize(std::string name, const std::vector<UserResult>& r
   return s;
 }
 
+/// The sentence saying how a model's trainings fell back (empty without any):
+/// "FSRS-6: 3 of 10 users fell back to other parameters in 5 trainings (4 to
+/// the defaults, 1 to a user-level model, 0 not finite)". srs-bench's table
+/// (fallback_note) and srs-report's footnotes say it so.
+inline std::string fallback_text(std::string_view name, std::size_t users_with_fallbacks, std::size_t users,
+                                 const Fallbacks& f) {
+  if (f.total() == 0) return {};
+  std::string note(name);
+  note.append(": ").append(std::to_string(users_with_fallbacks)).append(" of ").append(std::to_string(users));
+  note.append(users == 1 ? " user" : " users").append(" fell back to other parameters in ");
+  note.append(std::to_string(f.total())).append(f.total() == 1 ? " training (" : " trainings (");
+  note.append(std::to_string(f.defaults)).append(" to the defaults, ");
+  note.append(std::to_string(f.user_level)).append(" to a user-level model, ");
+  note.append(std::to_string(f.numerical)).append(" not finite)");
+  return note;
+}
+
+/// fallback_text of a model's summary (empty without fallbacks).
+inline std::string fallback_note(const ModelSummary& s) {
+  return fallback_text(s.name, s.users_with_fallbacks, s.users, s.fallbacks);
+}
+
 /// A plain-text table of models (rows sorted by unweighted LogLoss), with
-/// LogLoss, RMSE(bins) and AUC means unweighted and weighted by reviews.
+/// LogLoss, RMSE(bins) and AUC means unweighted and weighted by reviews. A
+/// model some of whose trainings fell back (ModelSummary::fallbacks) has a
+/// "*" after its name and a line under the table (fallback_note); without
+/// fallbacks the table is only the rows.
 inline std::string format_table(std::vector<ModelSummary> rows) {
   auto ll = [](const ModelSummary& s) {
     const MetricMeans* m = s.find("LogLoss");
     return m && m->users ? m->unweighted : 1e300;
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return ll(a) < ll(b); });
+  auto shown = [](const ModelSummary& s) { return s.fallbacks.total() > 0 ? s.name + "*" : s.name; };
   std::size_t width = 5;
-  for (const auto& r : rows) width = std::max(width, r.name.size());
+  for (const auto& r : rows) width = std::max(width, shown(r).size());
   auto cell = [](const ModelSummary& s, std::string_view metric, bool weighted) {
     const MetricMeans* m = s.find(metric);
     char buf[32];
@@ -236,10 +309,18 @@ inline std::string format_table(std::vector<ModelSummary> rows) {
   out += std::string(width + 18, '-') + "+------------------------------+-----------------------------\n";
   for (const auto& r : rows) {
     std::snprintf(buf, sizeof buf, "%-*s %6zu %9zu | %s %10s %s | %s %10s %s\n", static_cast<int>(width),
-                  r.name.c_str(), r.users, r.reviews, cell(r, "LogLoss", false).c_str(),
+                  shown(r).c_str(), r.users, r.reviews, cell(r, "LogLoss", false).c_str(),
                   cell(r, "RMSE(bins)", false).c_str(), cell(r, "AUC", false).c_str(), cell(r, "LogLoss", true).c_str(),
                   cell(r, "RMSE(bins)", true).c_str(), cell(r, "AUC", true).c_str());
     out += buf;
+  }
+  bool first = true;
+  for (const auto& r : rows) {
+    const std::string note = fallback_note(r);
+    if (note.empty()) continue;
+    if (first) out += "\n";
+    first = false;
+    out.append("* ").append(note).append("\n");
   }
   return out;
 }

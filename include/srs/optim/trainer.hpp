@@ -24,8 +24,9 @@
 ///     with the same result to the last bit: TrainOptions::share_histories);
 ///     frozen parameters get zero gradient; Adam step with the cosine-annealed
 ///     rate; clamp to the box;
-///  A non-finite loss or gradient throws NumericalError (the evaluator falls
-///  back to the defaults for that fold and records it).
+///  A non-finite loss or gradient throws NumericalError naming the model and
+///  the user (the evaluator falls back to the defaults for that fold and
+///  records it).
 ///  7. the returned parameters are the best (strictly lowest average training
 ///     loss [Σ weight·BCE + penalty]/N) among the initial vector and the vector
 ///     after each epoch — or, with TrainingSettings::keep_final (FSRS-7), the
@@ -333,13 +334,18 @@ struct TrainerCore {
     return (loss + penalty_value(std::span<const double, N>(w))) / n_eval;
   }
 
+  /// Throws NumericalError "<model>: user <user>: <what>".
+  [[noreturn]] void fail(const std::string& what) const {
+    throw NumericalError(std::string(M::name).append(": user ").append(ds.user).append(": ").append(what));
+  }
+
   /// The loss of the parameters after `epochs` epochs: on_epoch, the finiteness
   /// check, and the best so far (strictly lower wins; the initial ones count).
   void record(double loss, int epochs) {
     if (opt.on_epoch) opt.on_epoch(epochs, loss);
     if (!std::isfinite(loss)) {
-      throw NumericalError(epochs == 0 ? std::string("the training loss of the initial parameters is not finite")
-                                       : "the training loss after epoch " + std::to_string(epochs) + " is not finite");
+      fail(epochs == 0 ? std::string("the training loss of the initial parameters is not finite")
+                       : "the training loss after epoch " + std::to_string(epochs) + " is not finite");
     }
     if (epochs == 0 || loss < best_loss) {
       best_loss = loss;
@@ -373,8 +379,7 @@ struct TrainerCore {
     }
     for (std::size_t k = 0; k < N; ++k) {
       if (!std::isfinite(grad[k])) {
-        throw NumericalError("non-finite gradient of parameter " + std::to_string(k) + " in epoch " +
-                             std::to_string(epoch + 1));
+        fail("non-finite gradient of parameter " + std::to_string(k) + " in epoch " + std::to_string(epoch + 1));
       }
     }
     adam.step(adam_state, std::span<double, N>(w), std::span<const double, N>(grad), schedule.lr());

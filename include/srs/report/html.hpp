@@ -7,7 +7,9 @@
 /// the bin's reviews, MAE; a note for models without calibration data), and
 /// heatmaps of the superiority matrix, Wilcoxon r and Cohen's d coloured as
 /// the reference colours them (report/colors.hpp), or the note saying why
-/// the paired statistics are missing. Every chart is an <svg> with a
+/// the paired statistics are missing. A result whose lines count fallbacks
+/// has "†" after its name in the tables and heatmaps, and a footnote under
+/// each README table. Every chart is an <svg> with a
 /// data-chart attribute ("calibration" with data-model, "superiority",
 /// "wilcoxon", "cohen-d").
 #pragma once
@@ -23,7 +25,7 @@
 #include <srs/eval/calibration.hpp>    // srs::eval::CalibrationData
 #include <srs/report/colors.hpp>       // Rgb, superiority_color, effect_color, text_on
 #include <srs/report/summary.hpp>      // Report, ModelResults, ModelSummary, PairedStats, ...
-#include <srs/report/text.hpp>         // with_commas, cell_text, param_text, number, p_text
+#include <srs/report/text.hpp>         // with_commas, cell_text, param_text, number, p_text, marked_name, ...
 #include <srs/stats/format.hpp>        // srs::stats::fixed, percent
 #include <srs/stats/significance.hpp>  // srs::stats::Effect, effect_label
 
@@ -60,7 +62,9 @@ inline std::string esc(const std::string& s) {
 /// A coordinate with 2 decimals.
 inline std::string c2(double x) { return stats::fixed(x, 2); }
 
-/// One of the two README tables (`w`: Weighting) as an HTML table.
+/// One of the two README tables (`w`: Weighting) as an HTML table; a result
+/// whose trainings fell back has "†" after its name and a footnote under the
+/// table (class "fallback").
 inline std::string html_table(const std::vector<ModelResults>& models, const std::vector<ModelSummary>& s, int w) {
   std::ostringstream out;
   out << "<table class=\"results\"><thead><tr><th>Algorithm</th><th>Parameters</th>";
@@ -70,8 +74,9 @@ inline std::string html_table(const std::vector<ModelResults>& models, const std
   for (std::size_t m : table_order(s, w)) {
     bool any = false;
     for (std::size_t k = 0; k < 3; ++k) any = any || best[k] == m;
-    out << "<tr><td>" << (any ? "<b>" + esc(models[m].name) + "</b>" : esc(models[m].name)) << "</td><td class=\"num\">"
-        << esc(param_text(models[m])) << "</td>";
+    const std::string name = esc(marked_name(models[m].name, s[m].fallbacks));
+    out << "<tr><td>" << (any ? "<b>" + name + "</b>" : name) << "</td><td class=\"num\">" << esc(param_text(models[m]))
+        << "</td>";
     for (std::size_t k = 0; k < 3; ++k) {
       const std::string t = esc(cell_text(s[m].cells[w][k]));
       out << "<td class=\"num\">" << (best[k] == m ? "<b>" + t + "</b>" : t) << "</td>";
@@ -79,6 +84,8 @@ inline std::string html_table(const std::vector<ModelResults>& models, const std
     out << "</tr>\n";
   }
   out << "</tbody></table>\n";
+  for (const std::string& note : fallback_footnotes(models, table_order(s, w)))
+    out << "<p class=\"fallback\">" << esc(note) << "</p>\n";
   return out.str();
 }
 
@@ -202,7 +209,7 @@ inline constexpr const char* css =
 h1{font-size:26px}h2{font-size:20px;margin-top:36px;border-bottom:1px solid #ddd;padding-bottom:4px}
 table.results{border-collapse:collapse;margin:8px 0}table.results th,table.results td{border:1px solid #ccc;padding:4px 10px}
 table.results th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.charts{display:flex;flex-wrap:wrap;gap:18px}.missing{color:#8a4b00;background:#fff6e5;padding:6px 10px;border-left:4px solid #e0a030}
+.charts{display:flex;flex-wrap:wrap;gap:18px}.missing,.fallback{color:#8a4b00;background:#fff6e5;padding:6px 10px;border-left:4px solid #e0a030}
 .note{color:#555;font-size:14px}svg text{font-size:11px;fill:#222}svg text.title{font-size:14px;font-weight:600;text-anchor:middle}
 svg text.sub{font-size:11px;fill:#555;text-anchor:middle}svg text.tick{text-anchor:middle;fill:#555}svg text.axis{text-anchor:middle;font-size:12px}
 svg .frame{fill:#fff;stroke:#888}svg .grid{stroke:#eee}svg .diagonal{stroke:#999;stroke-dasharray:5 4}
@@ -235,7 +242,7 @@ inline std::string html_page(const Report& r) {
     for (const auto& n : other.names) h << "<th>" << esc(n) << "</th>";
     h << "</tr></thead><tbody>\n";
     for (std::size_t m : order) {
-      h << "<tr><td>" << esc(models[m].name) << "</td>";
+      h << "<tr><td>" << esc(shown_name(models[m])) << "</td>";
       for (const auto& c : other.cells[m]) h << "<td class=\"num\">" << esc(c) << "</td>";
       h << "</tr>\n";
     }
@@ -281,7 +288,7 @@ inline std::string html_page(const Report& r) {
   } else {
     const PairedStats& p = *r.paired;
     std::vector<std::string> names;
-    for (std::size_t m : p.order) names.push_back(models[m].name);
+    for (std::size_t m : p.order) names.push_back(shown_name(models[m]));
     const std::string users = with_commas(static_cast<double>(p.users)) + " users";
     using CellOut = std::tuple<std::string, Rgb, std::string>;
     h << "<h2>Superiority</h2>\n<p class=\"note\">Percent of users on whom the row model's Log Loss is lower than or "

@@ -6,15 +6,18 @@
 /// (Algorithm | Parameters | Log Loss↓ | RMSE(bins)↓ | AUC↑, rows by Log
 /// Loss, best values and the names of their rows in bold), the other
 /// metrics, and the superiority, Wilcoxon and t-test matrices (or the note
-/// saying why they are missing).
+/// saying why they are missing). A result whose lines count fallbacks has a
+/// "†" after its name everywhere, and a footnote saying how many users fell
+/// back in how many trainings under the results and under each README table.
 #pragma once
 
 #include <cstddef>  // std::size_t
 #include <sstream>  // std::ostringstream
 #include <string>   // std::string
+#include <vector>   // std::vector
 
 #include <srs/report/summary.hpp>  // Report, PairedStats, table_order, best_per_metric, other_metrics, ...
-#include <srs/report/text.hpp>     // with_commas, cell_text, param_text, number, class_word
+#include <srs/report/text.hpp>     // with_commas, cell_text, param_text, number, class_word, marked_name, ...
 #include <srs/stats/format.hpp>    // srs::stats::percent
 
 namespace srs::report {
@@ -29,10 +32,25 @@ inline std::string markdown(const Report& r) {
       << ". Each cell is the mean over users \u00b1 half the width of its 99% BCa bootstrap confidence interval ("
       << with_commas(static_cast<double>(r.bootstrap.resamples)) << " resamples, seed " << r.bootstrap.seed
       << "); best values in bold.\n\n";
+  // A result some of whose trainings fell back: its name marked (†) in every
+  // table, the footnotes under the results and under each README table.
+  std::vector<std::string> name(models.size());
+  std::vector<std::size_t> file_order(models.size());
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    name[m] = marked_name(models[m].name, s[m].fallbacks);
+    file_order[m] = m;
+  }
+  const std::vector<std::string> notes = fallback_footnotes(models, file_order);
+  auto footnotes = [&]() {
+    if (notes.empty()) return;
+    out << "\n";
+    for (std::size_t k = 0; k < notes.size(); ++k) out << (k ? "\n" : "") << notes[k] << "\n";
+  };
   out << "| Result | Users | Reviews |\n| --- | ---: | ---: |\n";
   for (std::size_t m = 0; m < models.size(); ++m)
-    out << "| " << models[m].name << " | " << with_commas(static_cast<double>(s[m].users)) << " | "
+    out << "| " << name[m] << " | " << with_commas(static_cast<double>(s[m].users)) << " | "
         << with_commas(s[m].reviews) << " |\n";
+  footnotes();
   for (int w = 0; w < 2; ++w) {
     out << "\n## " << weighting_titles[w] << "\n\n";
     out << "| Algorithm | Parameters | " << table_headers[0] << " | " << table_headers[1] << " | " << table_headers[2]
@@ -41,13 +59,14 @@ inline std::string markdown(const Report& r) {
     for (std::size_t m : table_order(s, w)) {
       bool any = false;
       for (std::size_t k = 0; k < 3; ++k) any = any || best[k] == m;
-      out << "| " << (any ? "**" + models[m].name + "**" : models[m].name) << " | " << param_text(models[m]);
+      out << "| " << (any ? "**" + name[m] + "**" : name[m]) << " | " << param_text(models[m]);
       for (std::size_t k = 0; k < 3; ++k) {
         const std::string t = cell_text(s[m].cells[w][k]);
         out << " | " << (best[k] == m ? "**" + t + "**" : t);
       }
       out << " |\n";
     }
+    footnotes();
   }
   const OtherMetrics other = other_metrics(models);
   if (!other.names.empty()) {
@@ -57,7 +76,7 @@ inline std::string markdown(const Report& r) {
     for (std::size_t k = 0; k < other.names.size(); ++k) out << " --- |";
     out << "\n";
     for (std::size_t m : table_order(s, by_users)) {
-      out << "| " << models[m].name << " |";
+      out << "| " << name[m] << " |";
       for (const auto& c : other.cells[m]) out << " " << c << " |";
       out << "\n";
     }
@@ -70,12 +89,12 @@ inline std::string markdown(const Report& r) {
   const std::size_t k = p.order.size();
   auto matrix = [&](const std::string& title, const std::string& text, auto cell) {
     out << "\n## " << title << "\n\n" << text << "\n\n| |";
-    for (std::size_t j = 0; j < k; ++j) out << " " << models[p.order[j]].name << " |";
+    for (std::size_t j = 0; j < k; ++j) out << " " << name[p.order[j]] << " |";
     out << "\n| --- |";
     for (std::size_t j = 0; j < k; ++j) out << " ---: |";
     out << "\n";
     for (std::size_t i = 0; i < k; ++i) {
-      out << "| **" << models[p.order[i]].name << "** |";
+      out << "| **" << name[p.order[i]] << "** |";
       for (std::size_t j = 0; j < k; ++j) out << " " << (i == j ? std::string("\u2014") : cell(i, j)) << " |";
       out << "\n";
     }

@@ -42,6 +42,10 @@
 /// take no part in the bold, are not restricted to FSRS-6-dev's users, and
 /// are placed by a stable sort of all rows on the printed Log Loss.
 ///
+/// **Fallbacks.** A row whose users' lines count trainings that fell back to
+/// other parameters ("fallbacks") has "†" after its name and a footnote
+/// under its table saying how many users in how many trainings.
+///
 /// **FSRS-6-dev.** When the folder has FSRS-6-dev.jsonl, every row but SBD's
 /// uses only the users of that file, as the reference's table script does; a
 /// row left with no user is left out (and named).
@@ -64,9 +68,9 @@
 
 #include <srs/core/error.hpp>       // srs::InputError
 #include <srs/report/html.hpp>      // esc, css
-#include <srs/report/results.hpp>   // ModelResults, read_results, keep_users
+#include <srs/report/results.hpp>   // ModelResults, read_results, keep_users, FallbackCount, fallback_count
 #include <srs/report/summary.hpp>   // Cell, bca_intervals, table_metrics, table_headers, lower_is_better
-#include <srs/report/text.hpp>      // parameter_count, with_commas
+#include <srs/report/text.hpp>      // parameter_count, with_commas, marked_name, fallback_footnote
 #include <srs/stats/bootstrap.hpp>  // srs::stats::BootstrapOptions, WeightedSample
 #include <srs/stats/format.hpp>     // srs::stats::sigdig
 #include <srs/stats/pairing.hpp>    // srs::stats::UserId
@@ -182,9 +186,12 @@ struct ReadmeRow {
   std::size_t parameters = 0;  ///< the Parameters column (see the file comment)
   Cell cells[3];               ///< Log Loss, RMSE(bins), AUC: unweighted mean and BCa half-width
   bool best[3] = {};           ///< the column's best value (bold)
+  FallbackCount fallbacks;     ///< its users' trainings that fell back to other parameters
 
   /// The printed cell of metric k (table_metrics order).
   std::string text(std::size_t k) const { return readme_cell_text(cells[k]); }
+  /// The printed name: the README's, with "†" when some training fell back (marked_name).
+  std::string name() const { return marked_name(spec->algorithm, fallbacks); }
   /// Whether the name is bold: the row holds a best value.
   bool bold_name() const { return best[0] || best[1] || best[2]; }
 };
@@ -264,6 +271,7 @@ inline ReadmeTables make_readme_tables(const std::vector<ModelResults>& results,
       row.users = m.users.size();
       for (const UserLine& u : m.users) row.reviews += u.size;
       row.parameters = parameter_count(*found).value_or(spec.readme_parameters);
+      row.fallbacks = fallback_count(m);
       for (std::size_t k = 0; k < 3; ++k) {
         Series s{t, table.rows.size(), k, {}, {}};
         for (const UserLine& u : m.users)
@@ -359,9 +367,13 @@ inline std::vector<std::string> readme_intro_notes(const ReadmeTables& r) {
   return notes;
 }
 
-/// The notes under a table: its rows left out, and why.
+/// The notes under a table: the footnotes of its rows whose trainings fell
+/// back (fallback_footnote), its rows left out, and why.
 inline std::vector<std::string> readme_table_notes(const ReadmeTable& t, const std::string& source) {
   std::vector<std::string> notes;
+  for (const ReadmeRow& row : t.rows)
+    if (std::string note = fallback_footnote(row.spec->algorithm, row.fallbacks); !note.empty())
+      notes.push_back(std::move(note));
   if (t.rows.empty() && t.no_dev_users.empty()) {
     notes.push_back("No result file of this table in `" + source + "`.");
     return notes;
@@ -415,7 +427,7 @@ inline std::string readme_markdown(const ReadmeTables& r) {
       out << "| Algorithm | Parameters | " << table_headers[0] << " | " << table_headers[1] << " | " << table_headers[2]
           << " | Input features |\n| --- | --- | --- | --- | --- | --- |\n";
       for (const ReadmeRow& row : table.rows) {
-        const std::string name(row.spec->algorithm);
+        const std::string name = row.name();
         out << "| " << (row.bold_name() ? "**" + name + "**" : name) << " | " << row.parameters;
         for (std::size_t k = 0; k < 3; ++k) out << " | " << (row.best[k] ? "**" + row.text(k) + "**" : row.text(k));
         out << " | " << row.spec->features << " |\n";
@@ -451,7 +463,7 @@ inline std::string readme_html_page(const ReadmeTables& r) {
       for (const char* head : table_headers) h << "<th>" << esc(head) << "</th>";
       h << "<th>Input features</th></tr></thead><tbody>\n";
       for (const ReadmeRow& row : table.rows) {
-        const std::string name = esc(std::string(row.spec->algorithm));
+        const std::string name = esc(row.name());
         h << "<tr><td>" << (row.bold_name() ? "<b>" + name + "</b>" : name) << "</td><td class=\"num\">"
           << row.parameters << "</td>";
         for (std::size_t k = 0; k < 3; ++k) {
@@ -463,7 +475,8 @@ inline std::string readme_html_page(const ReadmeTables& r) {
       h << "</tbody></table>\n";
     }
     for (const std::string& note : detail::readme_table_notes(table, r.source))
-      h << "<p class=\"note\">" << detail::readme_note_html(note) << "</p>\n";
+      h << "<p class=\"" << (note.rfind(fallback_mark, 0) == 0 ? "fallback" : "note") << "\">"
+        << detail::readme_note_html(note) << "</p>\n";
   }
   h << "</body>\n</html>\n";
   return h.str();

@@ -12,7 +12,10 @@
 /// feeds the report's graphs; an optional "parameters" field gives the number
 /// of parameters per partition (parameter_count_of: a list of numbers, or an
 /// object of such lists, one per partition, as srs-bench and the reference
-/// write it); other fields are ignored.
+/// write it); an optional "fallbacks" field (srs-bench's: {"defaults",
+/// "user_level", "numerical"}, the user's trainings that fell back to other
+/// parameters, eval::fallbacks_from_json) marks the model in every table of
+/// the report; other fields are ignored.
 /// Null and NaN metrics are left out (that user then has no value for that
 /// metric). Blank lines are skipped, a CR before the newline is accepted.
 /// Anything else is an srs::InputError naming the file, the line and the
@@ -41,7 +44,7 @@
 #include <srs/detail/json.hpp>       // srs::detail::json::parse, Value, kind_name, ValueError
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationData, calibration_from_json
 #include <srs/eval/evaluator.hpp>    // srs::eval::UserResult
-#include <srs/eval/report.hpp>       // srs::eval::result_line
+#include <srs/eval/report.hpp>       // srs::eval::result_line, Fallbacks, fallbacks_from_json
 #include <srs/stats/pairing.hpp>     // srs::stats::UserId, UserValues, common_users, to_string
 
 namespace srs::report {
@@ -54,6 +57,7 @@ struct UserLine {
   std::vector<std::pair<std::string, double>> metrics;  ///< non-null, non-NaN values only
   std::optional<eval::CalibrationData> calibration;
   std::optional<std::size_t> parameters;  ///< parameters per partition in its "parameters" field (parameter_count_of)
+  eval::Fallbacks fallbacks;              ///< its "fallbacks" field (all 0 without one)
 
   /// The value of a metric, if the line has one.
   std::optional<double> metric(const std::string& name) const {
@@ -151,6 +155,13 @@ inline ModelResults read_results(std::istream& in, std::string name, const std::
       }
     }
     if (const json::Value* params = v.find("parameters")) u.parameters = parameter_count_of(*params);
+    if (const json::Value* fb = v.find("fallbacks"); fb && !fb->is_null()) {
+      try {
+        u.fallbacks = eval::fallbacks_from_json(*fb);
+      } catch (const json::ValueError& e) {
+        throw InputError(where, lineno, "fallbacks", e.what());
+      }
+    }
     m.users.push_back(std::move(u));
   }
   if (in.bad()) throw InputError(where, 0, "", "read error");
@@ -213,6 +224,28 @@ inline std::optional<std::size_t> lines_parameter_count(const ModelResults& m) {
     n = u.parameters;
   }
   return n;
+}
+
+/// How many users of a result fell back to other parameters in some
+/// training, and in how many trainings (their "fallbacks" fields summed).
+struct FallbackCount {
+  std::size_t users = 0;      ///< users with a fallback
+  std::size_t of_users = 0;   ///< users of the result
+  eval::Fallbacks trainings;  ///< the counts summed
+
+  /// Whether any training fell back.
+  bool any() const noexcept { return trainings.total() > 0; }
+};
+
+/// The fallbacks of a result's users.
+inline FallbackCount fallback_count(const ModelResults& m) {
+  FallbackCount c;
+  c.of_users = m.users.size();
+  for (const UserLine& u : m.users) {
+    c.trainings += u.fallbacks;
+    if (u.fallbacks.total() > 0) ++c.users;
+  }
+  return c;
 }
 
 /// Keeps the users of `m` that are in `users` (ascending, as

@@ -11,7 +11,10 @@
 ///     (weighted by reviews), no interval;
 ///   * the paired statistics (docs/protocol.md §6) on per-user Log Loss, users
 ///     paired by id: the superiority matrix, the Wilcoxon signed-rank test and
-///     the paired t-test of every pair, with their effect classes.
+///     the paired t-test of every pair, with their effect classes;
+///   * per model, the users whose trainings fell back to other parameters
+///     (the lines' "fallbacks" fields): the report marks such a model's name
+///     in every table and says so under the tables (report/text.hpp).
 ///
 /// bca_intervals computes many intervals on several threads (the README
 /// tables of report/readme.hpp use it too). make_report puts them together as
@@ -34,7 +37,7 @@
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
-#include <srs/report/results.hpp>      // ModelResults, UserLine
+#include <srs/report/results.hpp>      // ModelResults, UserLine, FallbackCount, fallback_count
 #include <srs/stats/bootstrap.hpp>     // srs::stats::bca_weighted_mean, WeightedSample, BootstrapOptions, BcaInterval
 #include <srs/stats/format.hpp>        // srs::stats::fixed
 #include <srs/stats/pairing.hpp>       // srs::stats::UserValues, Paired, pair_by_user
@@ -68,7 +71,8 @@ struct Cell {
 struct ModelSummary {
   std::size_t users = 0;
   double reviews = 0;
-  Cell cells[2][3];  ///< [weighting][metric]
+  Cell cells[2][3];         ///< [weighting][metric]
+  FallbackCount fallbacks;  ///< users whose trainings fell back to other parameters (fallback_count)
 };
 
 /// BCa intervals of the weighted means of many series, on up to `threads`
@@ -132,6 +136,7 @@ inline std::vector<ModelSummary> summarize(const std::vector<ModelResults>& mode
   std::vector<Series> all;
   for (std::size_t m = 0; m < models.size(); ++m) {
     out[m].users = models[m].users.size();
+    out[m].fallbacks = fallback_count(models[m]);
     for (const UserLine& u : models[m].users) out[m].reviews += u.size;
     for (std::size_t k = 0; k < 3; ++k) {
       Series s{m, k, {}, {}, {}};

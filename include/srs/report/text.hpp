@@ -4,7 +4,8 @@
 /// thousands separators, a table cell (stats::sigdig's "mean±CI"), the
 /// Parameters column (eval::result_parameter_count for the result name, else
 /// the count the result lines' "parameters" fields give), the paired tests'
-/// numbers and verdicts.
+/// numbers and verdicts, the mark and footnote of a result whose trainings
+/// fell back to other parameters.
 #pragma once
 
 #include <cmath>        // std::isnan, std::isfinite
@@ -13,9 +14,12 @@
 #include <optional>     // std::optional
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
 
 #include <srs/eval/registry.hpp>       // srs::eval::result_parameter_count
-#include <srs/report/results.hpp>      // ModelResults, lines_parameter_count
+#include <srs/eval/report.hpp>         // srs::eval::fallback_text
+#include <srs/report/results.hpp>      // ModelResults, lines_parameter_count, FallbackCount, fallback_count
 #include <srs/report/summary.hpp>      // Cell
 #include <srs/stats/format.hpp>        // srs::stats::fixed, sigdig
 #include <srs/stats/significance.hpp>  // srs::stats::Effect
@@ -60,6 +64,38 @@ inline std::optional<std::size_t> parameter_count(const ModelResults& m) {
 inline std::string param_text(const ModelResults& m) {
   const auto n = parameter_count(m);
   return n ? std::to_string(*n) : "\u2014";
+}
+
+/// The mark after the name of a result some of whose users' trainings fell
+/// back to other parameters (their lines' "fallbacks" fields), in every table.
+inline constexpr std::string_view fallback_mark = "\u2020";  // †
+
+/// `name` with fallback_mark when `c` counts a fallback.
+inline std::string marked_name(std::string_view name, const FallbackCount& c) {
+  std::string out(name);
+  if (c.any()) out.append(fallback_mark);
+  return out;
+}
+
+/// A result's name as the report's tables show it (marked_name).
+inline std::string shown_name(const ModelResults& m) { return marked_name(m.name, fallback_count(m)); }
+
+/// The footnote of a marked name: "† FSRS-6: 3 of 10 users fell back to
+/// other parameters in 5 trainings (4 to the defaults, 1 to a user-level
+/// model, 0 not finite)." (eval::fallback_text); empty without a fallback.
+inline std::string fallback_footnote(std::string_view name, const FallbackCount& c) {
+  if (!c.any()) return {};
+  return std::string(fallback_mark) + " " + eval::fallback_text(name, c.users, c.of_users, c.trainings) + ".";
+}
+
+/// The footnotes of the results in `order` that have fallbacks.
+inline std::vector<std::string> fallback_footnotes(const std::vector<ModelResults>& models,
+                                                   const std::vector<std::size_t>& order) {
+  std::vector<std::string> notes;
+  for (std::size_t m : order)
+    if (std::string note = fallback_footnote(models[m].name, fallback_count(models[m])); !note.empty())
+      notes.push_back(std::move(note));
+  return notes;
 }
 
 /// x with `decimals` decimals, "nan" when not finite.
