@@ -80,6 +80,7 @@
 #include <srs/eval/metrics.hpp>
 #include <srs/eval/model_info.hpp>
 #include <srs/eval/registry.hpp>
+#include <srs/eval/result.hpp>
 #include <srs/eval/report.hpp>
 #include <srs/eval/split.hpp>
 #include <srs/sched/card_scheduler.hpp>

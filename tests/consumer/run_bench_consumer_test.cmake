@@ -71,6 +71,16 @@ foreach(name MyModel-secs-recency-equalize_test_with_non_secs FSRS-6-secs-recenc
   endif()
 endforeach()
 
+# The training and output flags: --default, --S0, --two_buttons, --fast, --precision, --raw.
+run("${bench}" ${demo} --default --model MyModel --out "${WORK_DIR}/flags")
+run("${bench}" ${demo} --S0 --model FSRS-6 --out "${WORK_DIR}/flags")
+run("${bench}" ${demo} --two_buttons --fast --precision double --raw --model MyModel --out "${WORK_DIR}/flags")
+foreach(name MyModel-default FSRS-6-S0 MyModel-binary-fast raw/MyModel-binary-fast)
+  if(NOT EXISTS "${WORK_DIR}/flags/${name}.jsonl")
+    message(FATAL_ERROR "no result file ${name}.jsonl")
+  endif()
+endforeach()
+
 # --shard I/N then --merge: the single run's files.
 run("${bench}" ${demo} --short --shard 1/2 --out "${WORK_DIR}/shards")
 run("${bench}" ${demo} --short --shard 2/2 --out "${WORK_DIR}/shards")

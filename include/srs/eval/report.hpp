@@ -29,7 +29,7 @@
 #include <srs/detail/json.hpp>       // srs::detail::json::Value, dump
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
 #include <srs/eval/calibration.hpp>  // eval::calibration_json
-#include <srs/eval/evaluator.hpp>    // eval::UserResult
+#include <srs/eval/result.hpp>       // eval::UserResult
 
 namespace srs::eval {
 

@@ -43,7 +43,7 @@
 #include <srs/core/error.hpp>        // srs::InputError, srs::Error
 #include <srs/detail/json.hpp>       // srs::detail::json::parse, Value, kind_name, ValueError
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationData, calibration_from_json
-#include <srs/eval/evaluator.hpp>    // srs::eval::UserResult
+#include <srs/eval/result.hpp>       // srs::eval::UserResult
 #include <srs/eval/report.hpp>       // srs::eval::result_line, Fallbacks, fallbacks_from_json
 #include <srs/stats/pairing.hpp>     // srs::stats::UserId, UserValues, common_users, to_string
 
