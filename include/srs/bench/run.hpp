@@ -258,6 +258,9 @@ inline bool run_neural_flags(Options& o, const Models& models) {
 
 /// The whole program: the command line of `argv` over `models`; `ranks`:
 /// srs-bench-mpi's MPI ranks (srs/bench/mpi.hpp), nullptr for one process.
+/// Meant to be a program's main: like srs-bench, it switches the process to
+/// srs's pool of parked workers (core::use_worker_pool) and, with glibc, keeps
+/// freed memory in the process for the next user (mallopt).
 /// @returns the exit status: 0, 1 (a user failed) or 2 (a usage error)
 inline int run(int argc, char** argv, const Models& models, const Program& program = {}, Ranks* ranks = nullptr) {
   detail::program_name() = program.name;
