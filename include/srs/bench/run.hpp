@@ -70,8 +70,8 @@ inline data::Revlog read_user(const data::UserSource& source, const std::string&
     return std::move(c.revlog);
 #else
     (void)tables;
-    throw UsageError(source.revlogs.string() +
-                     ": this srs-bench was built without the anki component (SQLite 3, Debian: libsqlite3-dev)");
+    throw UsageError(source.revlogs.string() + ": this " + detail::program_name() +
+                     " was built without the anki component (link srs::anki; SQLite 3, Debian: libsqlite3-dev)");
 #endif
   }
 #ifdef SRS_WITH_PARQUET
@@ -80,9 +80,9 @@ inline data::Revlog read_user(const data::UserSource& source, const std::string&
 #else
   for (const fs::path& f : {source.revlogs, tables ? source.cards : fs::path(), tables ? source.decks : fs::path()})
     if (data::is_parquet_file(f))
-      throw UsageError(f.string() +
-                       ": this srs-bench was built without the parquet component (Debian: libsnappy-dev libzstd-dev "
-                       "zlib1g-dev)");
+      throw UsageError(f.string() + ": this " + detail::program_name() +
+                       " was built without the parquet component (link srs::parquet; Debian: libsnappy-dev "
+                       "libzstd-dev zlib1g-dev)");
   if (tables) *tables = data::read_partition_tables(source);
   return data::read_revlog_csv(source.revlogs, user);
 #endif
