@@ -16,7 +16,9 @@
 //    mode and through the tape (ReverseModeKernel), for comparison;
 //  - user/<model>: the whole srs-bench protocol (5 folds: training, test
 //    predictions, every metric; one thread) on a simulated user (120 days, 8 new
-//    cards a day: 3,285 evaluated reviews), default flags; counter reviews/s (evaluated reviews).
+//    cards a day: 3,285 evaluated reviews), default flags; counter reviews/s (evaluated reviews);
+//    FSRS-7's also with its reference batches one row at a time (Lanes::scalar,
+//    srs-bench --lanes scalar) beside its vector lanes (the default).
 // Run: cmake --workflow --preset bench && build/bench/bench/bench_models
 //      (--benchmark_filter=user/ for one kind).
 #include <benchmark/benchmark.h>
@@ -54,6 +56,24 @@ class srs::optim::GradientKernel<Fsrs7Tape> : public srs::optim::ReverseModeKern
   using ReverseModeKernel<Fsrs7Tape>::ReverseModeKernel;
 };
 
+/// user/ for a model whose training passes have vector lanes, with TrainOptions::lanes = `lanes`.
+template <class M>
+void bench_user_lanes(benchmark::State& state, srs::optim::Lanes lanes) {
+  srs::eval::EvalOptions options;
+  options.threads = 1;
+  options.train.lanes = lanes;
+  const srs::eval::StandardEvaluator<M> ev(M{}, {}, options);
+  const srs::data::Dataset& ds = srs::testing::benchmark_user();
+  std::size_t evaluated = 0;
+  for (auto _ : state) {
+    const auto r = ev.run(ds);
+    evaluated = r.size;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["reviews/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * evaluated), benchmark::Counter::kIsRate);
+}
+
 int main(int argc, char** argv) {
   namespace m = srs::models;
   using srs::testing::register_model_benchmarks;
@@ -68,6 +88,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("gradient/FSRS-7 (forward mode)", srs::testing::bench_gradient<Fsrs7Forward>,
                                Fsrs7Forward{});
   benchmark::RegisterBenchmark("gradient/FSRS-7 (tape)", srs::testing::bench_gradient<Fsrs7Tape>, Fsrs7Tape{});
+  benchmark::RegisterBenchmark("user/FSRS-7 (Lanes::scalar)", bench_user_lanes<m::Fsrs7>, srs::optim::Lanes::scalar)
+      ->Unit(benchmark::kMillisecond);
   register_model_benchmarks<m::FsrsRs>("FSRS-rs");
   register_model_benchmarks<m::Hlr>("HLR");
   register_model_benchmarks<m::Dash>("DASH");

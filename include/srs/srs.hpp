@@ -49,8 +49,10 @@
 #include <srs/optim/kernels/fsrs6.hpp>
 #include <srs/optim/kernels/fsrs6_lanes.hpp>
 #include <srs/optim/kernels/fsrs7.hpp>
+#include <srs/optim/kernels/fsrs7_lanes.hpp>
 #include <srs/optim/kernels/fsrs_rs.hpp>
 #include <srs/optim/kernels/gradient_kernel.hpp>
+#include <srs/optim/kernels/lanes.hpp>
 #include <srs/optim/kernels/reverse_mode.hpp>
 #include <srs/optim/lbfgs.hpp>
 #include <srs/optim/randperm.hpp>

@@ -47,19 +47,23 @@ enum class Batching {
   card_window,
 };
 
-/// Which implementation runs a kernel's passes over many cards at once
-/// (FSRS-6's in card-window batches, optim/kernels/fsrs6_lanes.hpp): `scalar`
-/// (one card at a time, libm), `sse2` (two cards in vector lanes), `avx2`
-/// (four), or `automatic`: the widest this build and CPU run.
+/// Which implementation runs a kernel's passes over many cards or rows at
+/// once (optim/kernels/lanes.hpp: FSRS-6's in card-window batches,
+/// fsrs6_lanes.hpp; FSRS-7's in reference batching, fsrs7_lanes.hpp):
+/// `scalar` (one card or row at a time, libm: the same bits on every
+/// machine), `sse2` (two in vector lanes), `avx2` (four), or `automatic`: the
+/// widest this build and CPU run. The lanes use glibc's vector exp and log,
+/// within 4 ulp of libm's, and sum in another order: gradients to about
+/// 1e-11 of their size, not to the last bit (docs/performance.md).
 enum class Lanes { automatic, scalar, sse2, avx2 };
 
 struct TrainOptions {
   TrainMode mode = TrainMode::full;
   std::uint32_t seed = 2023;                ///< seed of the batch-order generator
   Batching batching = Batching::reference;  ///< batch composition of the gradient steps
-  /// Card-window batches: the vector lanes of a kernel that has them (FSRS-6);
-  /// Lanes::scalar: its one-card-at-a-time passes. Reference batching never
-  /// uses lanes.
+  /// The vector lanes of a kernel that has them (FSRS-6 in card-window
+  /// batches, FSRS-7 in reference batches); Lanes::scalar: its passes one
+  /// card or row at a time.
   Lanes lanes = Lanes::automatic;
   /// Reference batching: the reviews that several rows of a batch share (the
   /// same first reviews, bit for bit) are replayed once per batch — history

@@ -19,6 +19,8 @@
 //     stderr with its file, line and column, exit status 1; a user with too
 //     few rows is skipped (exit 0) and counted in the summary line;
 //   * --demo --demo-users 2 runs and prints the table;
+//   * --lanes auto, sse2 and scalar give FSRS-7 the same metrics to 1e-9 and
+//     weights to their last decimal; a bad --lanes is a usage error;
 //   * the pipeline modes: --secs, --secs --equalize_test_with_non_secs and
 //     --partitions preset|deck write FSRS-6-short-secs, FSRS-6-short-secs-
 //     equalize_test_with_non_secs, FSRS-6-short-preset and FSRS-6-short-deck,
@@ -51,12 +53,14 @@
 
 #include <algorithm>    // std::max, std::count
 #include <chrono>       // std::chrono::steady_clock
+#include <cmath>        // std::abs
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <cstdlib>      // std::system
 #include <filesystem>   // std::filesystem::path, temp_directory_path, create_directory, remove_all, exists
 #include <fstream>      // std::ifstream, std::ofstream
 #include <iterator>     // std::istreambuf_iterator
+#include <map>          // std::map
 #include <random>       // std::random_device
 #include <sstream>      // std::istringstream
 #include <string>       // std::string, std::to_string
@@ -222,6 +226,7 @@ TEST_CASE("srs_bench: --help documents every flag") {
                          "--recency",
                          "--two_buttons",
                          "--precision",
+                         "--lanes",
                          "--out",
                          "--raw",
                          "--overwrite",
@@ -255,6 +260,7 @@ TEST_CASE("srs_bench: --help documents every flag") {
                                 "--two_buttons",
                                 "--duration",
                                 "--precision double",
+                                "--lanes scalar",
                                 "--out x",
                                 "--raw",
                                 "--overwrite",
@@ -306,6 +312,7 @@ TEST_CASE("srs_bench: usage errors exit with status 2 and name the problem") {
       {common + " --model FSRS-6 --default --S0", {"--default", "--S0"}},
       {common + " --model FSRS-99", {"unknown model", "FSRS-99"}},
       {common + " --model FSRS-6 --precision half", {"--precision", "'half'"}},
+      {common + " --model FSRS-7 --lanes wide", {"--lanes", "auto, avx2, sse2 or scalar", "'wide'"}},
       {common + " --model AVG --demo-users 3", {"--demo-users", "needs --demo"}},
       {common + " --model FSRS-6 --equalize_test_with_non_secs", {"--equalize_test_with_non_secs", "needs --secs"}},
       {common + " --model FSRS-6 --partitions note", {"--partitions", "none, preset or deck", "'note'"}},
@@ -474,6 +481,42 @@ TEST_CASE("srs_bench: --demo") {
   CHECK(contains(lines[5], "2 users: 2 evaluated, 0 skipped"));
   check_result_file(out / "FSRS-6.jsonl", {"1", "2"}, true);
   check_result_file(out / "AVG.jsonl", {"1", "2"}, false);
+}
+
+TEST_CASE("srs_bench: --lanes scalar and the vector lanes give FSRS-7 the same results to rounding") {
+  // FSRS-7's reference batches in vector lanes (the default, where the CPU
+  // has them) against one row at a time (--lanes scalar): the same file name,
+  // every metric within 1e-9, the 4-decimal weights within their last digit.
+  const TempDir tmp;
+  const fs::path data = tmp.path / "users";
+  write_users(data, {small_user("1", 1), small_user("2", 2)});
+  std::map<std::string, std::vector<json::Value>> lines;
+  for (const std::string lanes : {"auto", "scalar", "sse2"}) {
+    const fs::path out = tmp.path / lanes;
+    const Run r = bench(tmp, "--data " + sh_quote(data.string()) + " --model FSRS-7 --short --secs --lanes " + lanes +
+                                 " --quiet --out " + sh_quote(out.string()));
+    CAPTURE(r.err);
+    REQUIRE(r.status == 0);
+    for (const std::string& line : lines_of(read_file(out / "FSRS-7-short-secs.jsonl")))
+      lines[lanes].push_back(json::parse(line));
+  }
+  for (const std::string lanes : {"auto", "sse2"}) {
+    CAPTURE(lanes);
+    REQUIRE(lines[lanes].size() == 2);
+    REQUIRE(lines["scalar"].size() == 2);
+    for (std::size_t u = 0; u < 2; ++u) {
+      const json::Value& a = lines[lanes][u];
+      const json::Value& b = lines["scalar"][u];
+      CHECK(a.at("user").as_int() == b.at("user").as_int());
+      CHECK(a.at("size").as_int() == b.at("size").as_int());
+      for (const char* metric : {"LogLoss", "RMSE(bins)", "AUC", "RMSE", "smECE"})
+        CHECK(a.at("metrics").at(metric).as_double() == doctest::Approx(b.at("metrics").at(metric).as_double()).epsilon(1e-9));
+      const auto& wa = a.at("parameters").at("0").as_array();
+      const auto& wb = b.at("parameters").at("0").as_array();
+      REQUIRE(wa.size() == 34);
+      for (std::size_t k = 0; k < 34; ++k) CHECK(std::abs(wa[k].as_double() - wb[k].as_double()) <= 1.5e-4);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -319,7 +319,8 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   // predict from the whole history (the same history and interval; ACT-R),
   // and FSRS-rs's own trainer, against every row replayed alone: the same
   // operations in the same order, so equal to the last bit, with and without
-  // recency weights.
+  // recency weights. (FSRS-7's trees without vector lanes: Lanes::scalar;
+  // its lanes are the next test's.)
   const ShortUser u = short_user(4, 150, "shared");
   const std::span<const std::size_t> all(u.rows);
   std::vector<double> recency(u.rows.size());
@@ -327,6 +328,7 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
     recency[i] = 0.25 + 0.75 * static_cast<double>(i) / static_cast<double>(recency.size());
   const auto check_same = [&](const auto& model, std::span<const double> weights, std::size_t reports = 6) {
     srs::optim::TrainOptions opt;
+    opt.lanes = srs::optim::Lanes::scalar;
     std::vector<double> shared_loss, alone_loss;
     opt.on_epoch = [&](int, double loss) { shared_loss.push_back(loss); };
     const auto shared = srs::optim::train(model, u.ds, all, weights, opt);
@@ -347,6 +349,44 @@ TEST_CASE("train: reference batching's shared replays give the parameters and lo
   check_same(srs::models::Fsrs7{}, {}, 10);
   check_same(srs::models::Fsrs7{}, recency, 10);
   check_same(srs::models::FsrsRs{}, {}, 0);  // its own trainer (fsrs-rs's batches, no on_epoch)
+}
+
+TEST_CASE("train: FSRS-7's reference batches in vector lanes and one row at a time agree to rounding") {
+  // TrainOptions::lanes: automatic (the widest vector lanes here: each
+  // batch's tree forward depth by depth and back once,
+  // optim/kernels/fsrs7_lanes.hpp) against scalar (each row's pass over the
+  // tree): the same arithmetic with glibc's vector exp, log and log1p, sums in
+  // another order. Where the build has no such lanes, automatic is scalar:
+  // then the same bits.
+  const bool lanes = srs::optim::detail::resolve_lanes_log1p(srs::optim::Lanes::automatic) != srs::optim::Lanes::scalar;
+  for (const bool secs : {true, false}) {
+    CAPTURE(secs);
+    const ShortUser u = short_user(5, 150, "fsrs7 lanes");
+    const std::span<const std::size_t> all(u.rows);
+    std::vector<double> recency(u.rows.size());
+    for (std::size_t i = 0; i < recency.size(); ++i)
+      recency[i] = 0.0667 + 0.9333 * static_cast<double>(i) / static_cast<double>(recency.size());
+    srs::models::Fsrs7 m;
+    m.secs = secs;
+    for (const bool weighted : {false, true}) {
+      CAPTURE(weighted);
+      const std::span<const double> weights = weighted ? std::span<const double>(recency) : std::span<const double>();
+      srs::optim::TrainOptions opt;
+      std::vector<double> loss_lanes, loss_scalar;
+      opt.on_epoch = [&](int, double loss) { loss_lanes.push_back(loss); };
+      const auto w_lanes = srs::optim::train(m, u.ds, all, weights, opt);
+      opt.lanes = srs::optim::Lanes::scalar;
+      opt.on_epoch = [&](int, double loss) { loss_scalar.push_back(loss); };
+      const auto w_scalar = srs::optim::train(m, u.ds, all, weights, opt);
+      REQUIRE(loss_lanes.size() == 10);
+      REQUIRE(loss_scalar.size() == 10);
+      CHECK(loss_lanes[0] == loss_scalar[0]);  // the initial parameters: the loss pass is scalar either way
+      for (std::size_t e = 1; e < 10; ++e) CHECK(loss_lanes[e] == doctest::Approx(loss_scalar[e]).epsilon(1e-9));
+      for (std::size_t k = 0; k < 34; ++k) CHECK(std::abs(w_lanes[k] - w_scalar[k]) <= 1e-4);  // 4 decimals
+      if (!lanes) CHECK(w_lanes == w_scalar);
+      CHECK(w_lanes != m.default_params());
+    }
+  }
 }
 
 TEST_CASE("train: FSRS-7's hand-written kernel gives the tape's parameters, in both batchings") {

@@ -63,6 +63,7 @@ Runner make_runner(const std::string& result_name, M model, const Options& o, bo
   eo.recency = o.flags.recency;
   if (o.flags.fast) eo.train.batching = optim::Batching::card_window;
   eo.precision = o.precision;
+  eo.train.lanes = o.lanes;
   eo.threads = o.fold_threads;
   eo.train.mode = o.flags.defaults || defaults ? optim::TrainMode::defaults
                   : o.flags.s0                 ? optim::TrainMode::initialize_only

@@ -10,6 +10,7 @@
 #include <srs/data/discover.hpp>   // data::UserSelection
 #include <srs/detail/args.hpp>     // srs::detail::Args (shared with srs-report)
 #include <srs/eval/report.hpp>     // eval::RunFlags, eval::Precision
+#include <srs/training.hpp>        // optim::Lanes
 
 #include <algorithm>    // std::max
 #include <cstddef>      // std::size_t
@@ -42,6 +43,8 @@ struct Options {
   std::vector<std::string> models;
   eval::RunFlags flags;
   eval::Precision precision = eval::Precision::float32;
+  /// --lanes: the vector lanes of the training passes that have them (optim::Lanes).
+  optim::Lanes lanes = optim::Lanes::automatic;
   fs::path out = "result";
   bool raw = false;
   bool overwrite = false;
@@ -140,6 +143,10 @@ Protocol flags (as in the reference benchmark; they also name the result file):
                       revlog's duration column) instead of a constant (-duration)
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
+  --lanes L           vector lanes of the training passes that have them (FSRS-7;
+                      FSRS-6 with --fast): auto (default: the widest this CPU runs),
+                      avx2, sse2, or scalar (one row at a time with libm: the same
+                      results to the last bit on every machine; slower)
 
 Neural models (GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17; GRU-mix runs only
 with --secs and writes the reference's GRU...-secs files, the 39-parameter GRU
@@ -278,6 +285,19 @@ inline Options parse_args(int argc, char** argv, const Program& program, const s
         o.precision = eval::Precision::float64;
       } else {
         usage_error("--precision must be float or double, got '" + p + "'");
+      }
+    } else if (a == "--lanes") {
+      const std::string& l = value();
+      if (l == "auto") {
+        o.lanes = optim::Lanes::automatic;
+      } else if (l == "scalar") {
+        o.lanes = optim::Lanes::scalar;
+      } else if (l == "sse2") {
+        o.lanes = optim::Lanes::sse2;
+      } else if (l == "avx2") {
+        o.lanes = optim::Lanes::avx2;
+      } else {
+        usage_error("--lanes must be auto, avx2, sse2 or scalar, got '" + l + "'");
       }
     } else if (a == "--out") {
       o.out = value();

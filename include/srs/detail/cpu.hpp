@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file srs/detail/cpu.hpp
 /// What the running CPU offers, asked once per process: the code paths built
-/// for AVX2 with `[[gnu::target("avx2")]]` (FSRS-6's lanes, LOWESS, the LSTM's
+/// for AVX2 with `[[gnu::target("avx2")]]` (FSRS-6's and FSRS-7's lanes, LOWESS, the LSTM's
 /// matrix products) run only where this says yes.
 #pragma once
 

@@ -55,8 +55,41 @@ class HistoryTree {
   /// v's review.
   const data::Step& step(std::uint32_t v) const { return step_[v]; }
 
-  /// Frees the index add() looks nodes up in: no add() after it.
-  void seal() { slots_ = {}; }
+  /// Frees the index add() looks nodes up in: no add() after it. Orders the
+  /// nodes by depth (by_depth()).
+  void seal() {
+    slots_ = {};
+    std::vector<std::uint32_t> depth(parent_.size());
+    std::vector<std::uint32_t> count;  // nodes per depth
+    for (std::uint32_t v = 0; v < parent_.size(); ++v) {  // a parent comes before its children
+      depth[v] = parent_[v] == none ? 0 : depth[parent_[v]] + 1;
+      if (depth[v] >= count.size()) count.resize(depth[v] + 1, 0);
+      ++count[depth[v]];
+    }
+    level_end_.assign(count.size(), 0);
+    std::uint32_t end = 0;
+    for (std::size_t k = 0; k < count.size(); ++k) level_end_[k] = end += count[k];
+    by_depth_.assign(parent_.size(), 0);
+    std::vector<std::uint32_t> at(count.size(), 0);
+    for (std::size_t k = 1; k < count.size(); ++k) at[k] = level_end_[k - 1];
+    for (std::uint32_t v = 0; v < parent_.size(); ++v) by_depth_[at[depth[v]]++] = v;
+    position_.assign(parent_.size(), 0);
+    for (std::uint32_t i = 0; i < by_depth_.size(); ++i) position_[by_depth_[i]] = i;
+    parent_position_.assign(parent_.size(), none);
+    for (std::uint32_t i = 0; i < by_depth_.size(); ++i)
+      if (parent_[by_depth_[i]] != none) parent_position_[i] = position_[parent_[by_depth_[i]]];
+  }
+
+  /// After seal(): the nodes by depth (first reviews first, each depth in node
+  /// order); depth k's are by_depth()[level_begin(k) .. level_begin(k + 1)),
+  /// k < depths().
+  std::span<const std::uint32_t> by_depth() const noexcept { return by_depth_; }
+  std::size_t depths() const noexcept { return level_end_.size(); }
+  std::size_t level_begin(std::size_t k) const { return k == 0 ? 0 : level_end_[k - 1]; }
+  /// After seal(): v's place in by_depth(), and the place of the parent of
+  /// the node at place i (none for a first review).
+  std::uint32_t position(std::uint32_t v) const { return position_[v]; }
+  std::uint32_t parent_position(std::size_t i) const { return parent_position_[i]; }
 
  private:
   static std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
@@ -101,6 +134,8 @@ class HistoryTree {
   std::vector<std::uint32_t> parent_;
   std::vector<data::Step> step_;
   std::vector<std::uint32_t> slots_;  // open addressing: node or none, at most half full
+  std::vector<std::uint32_t> by_depth_, level_end_;  // seal(): the nodes by depth, where each depth ends,
+  std::vector<std::uint32_t> position_, parent_position_;  // ... each node's place there, its parent's
 };
 
 /// The tree of n histories, history(i) for i = 0..n-1 (each at least one

@@ -21,7 +21,10 @@
 ///     Dual<double, N> in general, reverse mode for FSRS-6; the same gradient
 ///     to rounding), one pass per row (per card in card-window batches; in
 ///     reference batches the reviews a batch's rows share are replayed once,
-///     with the same result to the last bit: TrainOptions::share_histories);
+///     with the same result to the last bit: TrainOptions::share_histories;
+///     FSRS-7's batches in vector lanes where they run, TrainOptions::lanes:
+///     its whole tree forward and back once, to rounding,
+///     optim/kernels/fsrs7_lanes.hpp);
 ///     frozen parameters get zero gradient; Adam step with the cosine-annealed
 ///     rate; clamp to the box;
 ///  A non-finite loss or gradient throws NumericalError naming the model and
@@ -566,12 +569,36 @@ void train_reference_batches(TrainerCore<M>& t) {
       grad.fill(0.0);
       if constexpr (ReplaysHistoryTrees<Kernel>) {
         if (!tree_rows.empty()) {
-          t.kernel.begin_tree(trees[b]);
-          for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
-            const TreeRow& row = tree_rows[r];
-            t.kernel.tree_row(
-                trees[b], last[r], row.len, row.delta_t,
-                [&](double p) { return TrainerCore<M>::coef(row.weight, row.y, p); }, std::span<double, N>(grad));
+          if constexpr (requires { t.kernel.begin_tree(trees[b], t.opt.lanes); }) {
+            t.kernel.begin_tree(trees[b], t.opt.lanes);
+          } else {
+            t.kernel.begin_tree(trees[b]);
+          }
+          if constexpr (requires { Kernel::batches_rows; }) {
+            // The batch's rows at once (the kernel may predict several together).
+            struct Rows {
+              const TreeRow* row;
+              const std::uint32_t* node_of;
+              std::size_t n;
+              std::size_t size() const { return n; }
+              std::uint32_t node(std::size_t k) const { return node_of[k]; }
+              std::size_t length(std::size_t k) const { return row[k].len; }
+              double delta_t(std::size_t k) const { return row[k].delta_t; }
+              double coef(std::size_t k, double p) const { return TrainerCore<M>::coef(row[k].weight, row[k].y, p); }
+            };
+            const std::size_t begin = batches[b].first;
+            t.kernel.tree_rows(trees[b], Rows{tree_rows.data() + begin, last.data() + begin, batches[b].second - begin},
+                               std::span<double, N>(grad));
+          } else {
+            for (std::size_t r = batches[b].first; r < batches[b].second; ++r) {
+              const TreeRow& row = tree_rows[r];
+              t.kernel.tree_row(
+                  trees[b], last[r], row.len, row.delta_t,
+                  [&](double p) { return TrainerCore<M>::coef(row.weight, row.y, p); }, std::span<double, N>(grad));
+            }
+          }
+          if constexpr (requires { t.kernel.end_tree(std::span<double, N>(grad)); }) {
+            t.kernel.end_tree(std::span<double, N>(grad));
           }
           t.update(grad, batches[b].second - batches[b].first, epoch);
           continue;

@@ -39,28 +39,8 @@
 #include <vector>       // std::vector
 
 #include <srs/data/dataset.hpp>    // data::Step
-#include <srs/detail/cpu.hpp>      // srs::detail::cpu_has_avx2
+#include <srs/optim/kernels/lanes.hpp>  // the lane types, resolve_lanes, libmvec
 #include <srs/training.hpp>  // optim::Lanes
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 22))
-#define SRS_DETAIL_HAVE_LANES 1
-#else
-#define SRS_DETAIL_HAVE_LANES 0
-#endif
-
-#if SRS_DETAIL_HAVE_LANES
-// glibc's vector math (libmvec, linked through libm), by its x86-64 vector ABI
-// names: 'b' two doubles in an SSE register, 'd' four in an AVX2 register.
-extern "C" {
-typedef double srs_detail_v2d __attribute__((vector_size(16)));
-typedef double srs_detail_v4d __attribute__((vector_size(32)));
-srs_detail_v2d _ZGVbN2v_exp(srs_detail_v2d);
-srs_detail_v2d _ZGVbN2v_log(srs_detail_v2d);
-srs_detail_v4d _ZGVdN4v_exp(srs_detail_v4d);
-srs_detail_v4d _ZGVdN4v_log(srs_detail_v4d);
-}
-#endif
 
 namespace srs::optim {
 
@@ -89,23 +69,6 @@ struct Fsrs6LaneGradParams {
   double neg_w10, neg_w14;
   std::array<std::array<double, 21>, 4> init_s_grad, init_d_grad;  // ∇S0, ∇D0 for first ratings 1..4
 };
-
-/// The lane implementations this build has, and the CPU's.
-inline bool lanes_have_sse2() { return SRS_DETAIL_HAVE_LANES != 0; }
-inline bool lanes_have_avx2() {
-#if SRS_DETAIL_HAVE_LANES
-  return srs::detail::cpu_has_avx2();
-#else
-  return false;
-#endif
-}
-/// The implementation `want` resolves to here (automatic: the widest available;
-/// an unavailable width: the next narrower one).
-inline Lanes resolve_lanes(Lanes want) {
-  if ((want == Lanes::automatic || want == Lanes::avx2) && lanes_have_avx2()) return Lanes::avx2;
-  if (want != Lanes::scalar && lanes_have_sse2()) return Lanes::sse2;
-  return Lanes::scalar;
-}
 
 /// The rounds of a pass in vector lanes, entry (round · width + lane), each
 /// lane going through its cards one after the other. A round of a lane predicts at most one row from the lane's current
@@ -258,21 +221,6 @@ void set_lane_targets(LanePlan& plan, Weight weight, Label label) {
 
 #if SRS_DETAIL_HAVE_LANES
 
-struct LanesSse2 {
-  using V = srs_detail_v2d;
-  using M = long __attribute__((vector_size(16)));
-  static constexpr std::size_t width = 2;
-  static V exp(V x) { return _ZGVbN2v_exp(x); }
-  static V log(V x) { return _ZGVbN2v_log(x); }
-};
-struct LanesAvx2 {
-  using V = srs_detail_v4d;
-  using M = long __attribute__((vector_size(32)));
-  static constexpr std::size_t width = 4;
-  [[gnu::target("avx2")]] static V exp(V x) { return _ZGVdN4v_exp(x); }
-  [[gnu::target("avx2")]] static V log(V x) { return _ZGVdN4v_log(x); }
-};
-
 // The body is compiled once per width, inlined into fsrs6_lanes_sse2 and
 // fsrs6_lanes_avx2 (which carry the target); its AVX2 instance never exists
 // out of line, so the ABI of its vector calls is the AVX2 one (-Wpsabi's note
@@ -280,16 +228,6 @@ struct LanesAvx2 {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-/// Vector helpers of the lane bodies, inlined into them (vectors by reference:
-/// none crosses a call of the baseline ABI).
-template <class V>
-[[gnu::always_inline]] inline void lane_store(double* to, const V& v) {
-  std::memcpy(to, &v, sizeof(V));
-}
-template <class V>
-[[gnu::always_inline]] inline void lane_load(V& v, const double* from) {
-  std::memcpy(&v, from, sizeof(V));
-}
 /// out = a[g - 1] per lane for ratings g = 1, 2, 4, else a[2].
 template <class V>
 [[gnu::always_inline]] inline void lane_pick(V& out, const V& g, const std::array<double, 4>& a) {

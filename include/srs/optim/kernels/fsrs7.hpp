@@ -27,7 +27,10 @@
 /// Reference batching's rows replay their batch's history tree (begin_tree(),
 /// tree_row(), as FSRS-6's kernel): each shared review computed once per
 /// batch, each row's prediction and sweep its own, bit for bit card()'s for
-/// that row alone.
+/// that row alone. With vector lanes (begin_tree(tree, lanes), tree_rows(),
+/// end_tree(); optim/kernels/fsrs7_lanes.hpp) the whole tree goes forward
+/// depth by depth, several nodes at once, and back once: the same gradient
+/// to rounding.
 #pragma once
 
 #include <algorithm>  // std::fill
@@ -46,6 +49,8 @@
 #include <srs/models/fsrs7.hpp>                   // models::Fsrs7
 #include <srs/optim/history_tree.hpp>             // optim::HistoryTree
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
+#include <srs/optim/kernels/fsrs7_lanes.hpp>      // the passes in vector lanes
+#include <srs/training.hpp>                       // optim::Lanes
 
 namespace srs::optim {
 
@@ -76,6 +81,21 @@ class GradientKernel<models::Fsrs7> {
     inv_w23_ = 1 / w_[23];
     inv_factor2_ = 1 / v_->factor2;
     inv_weight_ratio_ = 1 / v_->weight_ratio;
+    for (std::size_t k = 0; k < N; ++k) lane_params_.w[k] = w_[k];
+    lane_params_.ln_w25 = v_->ln_w25;
+    lane_params_.decay2 = v_->decay2;
+    lane_params_.factor2 = v_->factor2;
+    lane_params_.d_scale = v_->d_scale;
+    lane_params_.d_weight = v_->d_weight;
+    lane_params_.weight_ratio = v_->weight_ratio;
+    lane_params_.d0_easy = v_->d0_easy;
+    lane_params_.success_long = v_->success_long;
+    lane_params_.success_short = v_->success_short;
+    lane_params_.lo = model_.min_stability();
+    lane_params_.hi = model_.s_max;
+    lane_params_.inv_w23 = inv_w23_;
+    lane_params_.inv_factor2 = inv_factor2_;
+    lane_params_.inv_weight_ratio = inv_weight_ratio_;
     const DerivedDual& dv = *dv_;
     const std::array<const Dual*, n_derived> derived{&dv.ln_w25,      &dv.decay2,  &dv.factor2,
                                                      &dv.d_scale,     &dv.d_weight, &dv.weight_ratio,
@@ -158,7 +178,36 @@ class GradientKernel<models::Fsrs7> {
   /// terms and review are computed once per batch, for the first row through
   /// it; every row's prediction and backward sweep are card(history, 1, ...)'s
   /// operations on the same values, so the same gradient to the last bit.
-  void begin_tree(const HistoryTree& tree) {
+  void begin_tree(const HistoryTree& tree) { begin_tree(tree, Lanes::scalar); }
+  /// The batch's pass with vector lanes (`lanes`, as this build and CPU
+  /// resolve it; Lanes::scalar: the pass above, row by row). begin_tree()
+  /// computes every node of the tree, depth by depth, several nodes of a
+  /// depth at once with glibc's vector exp, log and log1p
+  /// (optim/kernels/fsrs7_lanes.hpp; at most 4 ulp from libm's);
+  /// tree_rows() (or tree_row()) then predicts the rows and seeds their last
+  /// nodes' adjoints; end_tree(), after the batch's last row, sweeps the tree
+  /// back once, deepest nodes first, each node's adjoints the sum of its
+  /// rows' and its children's (the sweep is linear in them), and adds the
+  /// gradient. The scalar pass's operations on the nodes, but libmvec's
+  /// rounding and the sums in another order: predictions to 1e-13 relative,
+  /// the gradient to 1e-11 of its size, not to the last bit
+  /// (tests/optim/fsrs7_lanes.test.cpp).
+  void begin_tree(const HistoryTree& tree, Lanes lanes) {
+    lanes_ = detail::resolve_lanes_log1p(lanes);
+    tree_ = lanes_ != Lanes::scalar ? &tree : nullptr;
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+    if (tree_) {
+      acc_.fill(0.0);
+      lane_tree_.resize(tree.size(), 4);
+      lane_tree_.clear_adjoints(tree.size());
+      if (lanes_ == Lanes::avx2) {
+        forward_avx2(tree);
+      } else {
+        forward_sse2(tree);
+      }
+      return;
+    }
+#endif
     if (tree_nodes_.size() < tree.size()) {
       tree_nodes_.resize(tree.size());
       tree_steps_.resize(tree.size());
@@ -169,9 +218,77 @@ class GradientKernel<models::Fsrs7> {
       stamp_ = 1;
     }
   }
+  /// After a batch's rows: with lanes (begin_tree(tree, lanes)), the sweep
+  /// back over the tree into `grad`; without, nothing (each tree_row() swept).
+  void end_tree(std::span<double, N> grad) {
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+    if (!tree_) return;
+    const HistoryTree& tree = *tree_;
+    if (lanes_ == Lanes::avx2) {
+      backward_avx2(tree);
+    } else {
+      backward_sse2(tree);
+    }
+    using F = detail::Fsrs7LaneTree;
+    for (std::size_t i = 0; i < tree.level_begin(1); ++i) {  // the first states' partials
+      Adj a;
+      a.s = lane_tree_(F::as)[i];
+      a.h = lane_tree_(F::ah)[i];
+      a.d = lane_tree_(F::ad)[i];
+      finish(first_state(tree.step(tree.by_depth()[i])), a, grad, false);
+    }
+    add_acc(grad);
+    tree_ = nullptr;
+#else
+    (void)grad;
+#endif
+  }
+
+  /// A batch's rows, rows.size() of them, row k's history ending at node
+  /// rows.node(k) (rows.length(k) reviews), its interval rows.delta_t(k), its
+  /// ∂loss/∂p rows.coef(k, p): tree_row() for each in turn, or with lanes
+  /// (begin_tree(tree, lanes)) their predictions several at a time.
+  static constexpr bool batches_rows = true;  // the trainer hands it whole batches (tree_rows())
+  template <class Rows>
+  void tree_rows(const HistoryTree& tree, const Rows& rows, std::span<double, N> grad) {
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+    if (tree_) {
+      if (lanes_ == Lanes::avx2) {
+        rows_avx2(tree, rows);
+      } else {
+        rows_sse2(tree, rows);
+      }
+      return;
+    }
+#endif
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      tree_row(tree, rows.node(k), rows.length(k), rows.delta_t(k), [&](double p) { return rows.coef(k, p); }, grad);
+  }
+
   template <class Coef>
   void tree_row(const HistoryTree& tree, std::uint32_t node, std::size_t m, double delta_t, Coef coef,
                 std::span<double, N> grad) {
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+    if (tree_) {  // with lanes: a batch of one row
+      struct One {
+        std::uint32_t at;
+        std::size_t len;
+        double dt;
+        Coef* c;
+        std::size_t size() const { return 1; }
+        std::uint32_t node(std::size_t) const { return at; }
+        std::size_t length(std::size_t) const { return len; }
+        double delta_t(std::size_t) const { return dt; }
+        double coef(std::size_t, double p) const { return (*c)(p); }
+      };
+      if (lanes_ == Lanes::avx2) {
+        rows_avx2(tree, One{node, m, delta_t, &coef});
+      } else {
+        rows_sse2(tree, One{node, m, delta_t, &coef});
+      }
+      return;
+    }
+#endif
     const Derived& v = *v_;
     // Up from the last review to the first one computed for this batch (or
     // to the first review) ...
@@ -253,8 +370,12 @@ class GradientKernel<models::Fsrs7> {
 
   // Slots of acc_ after the 34 parameters: the adjoints of the parameter-only quantities.
   static constexpr std::size_t n_derived = 9;
-  static constexpr std::size_t ln_w25 = N, decay2 = N + 1, factor2 = N + 2, d_scale = N + 3, d_weight = N + 4,
-                               weight_ratio = N + 5, d0_easy = N + 6, success_long = N + 7, success_short = N + 8;
+  using Slots = detail::Fsrs7Slots;  // the layout the lane passes share
+  static constexpr std::size_t ln_w25 = Slots::ln_w25, decay2 = Slots::decay2, factor2 = Slots::factor2,
+                               d_scale = Slots::d_scale, d_weight = Slots::d_weight, weight_ratio = Slots::weight_ratio,
+                               d0_easy = Slots::d0_easy, success_long = Slots::success_long,
+                               success_short = Slots::success_short;
+  static_assert(ln_w25 == N && Slots::count == N + n_derived);
 
   /// A first state and its nonzero partials ∂(S, Ŝ, D)/∂w_k[j], j < n.
   struct First {
@@ -569,12 +690,74 @@ class GradientKernel<models::Fsrs7> {
     curve_adjoint(v, nd, rec.e, lr, lr1, a);
   }
 
-  /// The end of a sweep: the first state's adjoints `a` (.s, .h, .d) and acc_ into `grad`.
-  void finish(const First& f0, const Adj& a, std::span<double, N> grad) const {
+  /// The end of a sweep: the first state's adjoints `a` (.s, .h, .d), and
+  /// acc_ unless `with_acc` is false, into `grad`.
+  void finish(const First& f0, const Adj& a, std::span<double, N> grad, bool with_acc = true) const {
     for (std::size_t j = 0; j < f0.n; ++j) grad[f0.k[j]] += a.s * f0.ds[j] + a.h * f0.dh[j] + a.d * f0.dd[j];
+    if (with_acc) add_acc(grad);
+  }
+  /// acc_ into `grad`: the parameters' own terms, then the parameter-only quantities' through their partials.
+  void add_acc(std::span<double, N> grad) const {
     for (std::size_t j = 0; j < N; ++j) grad[j] += acc_[j];
     for (std::size_t j = 0; j < n_chain_; ++j) grad[chain_[j].k] += acc_[chain_[j].q] * chain_[j].d;
   }
+
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+  // The passes with lanes (optim/kernels/fsrs7_lanes.hpp), one entry per width.
+  template <class L>
+  [[gnu::always_inline]] void forward_lanes(const HistoryTree& tree) {
+    using F = detail::Fsrs7LaneTree;
+    detail::Fsrs7LaneTree& T = lane_tree_;
+    const Derived& v = *v_;
+    const auto root = [&](std::size_t i) {
+      const First& f0 = first_state(tree.step(tree.by_depth()[i]));
+      const Node nd = node(v, f0.s, f0.h, f0.d);
+      T(F::s)[i] = nd.s;
+      T(F::h)[i] = nd.h;
+      T(F::d)[i] = nd.d;
+      T(F::ln_s)[i] = nd.c.ln_s;
+      T(F::ln_h)[i] = nd.c.ln_s_short;
+      T(F::dec1)[i] = nd.c.decay1;
+      T(F::f1)[i] = nd.c.factor1;
+      T(F::f2)[i] = nd.c.factor2;
+      T(F::kap)[i] = nd.c.kappa;
+      T(F::q)[i] = nd.q;
+      T(F::inv_s)[i] = nd.inv_s;
+      T(F::inv_h)[i] = nd.inv_h;
+      T(F::inv_dec1)[i] = nd.inv_decay1;
+      T(F::inv_1k)[i] = nd.inv_1k;
+      T(F::dec1_pass)[i] = nd.decay1_passes ? 1.0 : 0.0;
+    };
+    const auto passes = [&](std::size_t i) { return decay1_clamp_passes(T(F::s)[i], T(F::h)[i], T(F::d)[i]); };
+    detail::Fsrs7LanePass<L>::forward(T, lane_params_, tree, root, passes);
+  }
+  template <class L, class Rows>
+  [[gnu::always_inline]] void rows_lanes(const HistoryTree& tree, const Rows& rows) {
+    detail::Fsrs7LanePass<L>::rows(
+        lane_tree_, lane_params_, rows.size(), [&](std::size_t k) { return tree.position(rows.node(k)); },
+        [&](std::size_t k) { return rows.delta_t(k); }, [&](std::size_t k, double p) { return rows.coef(k, p); },
+        acc_.data());
+  }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+  [[gnu::target("avx2")]] void forward_avx2(const HistoryTree& tree) { forward_lanes<detail::LanesAvx2>(tree); }
+  void forward_sse2(const HistoryTree& tree) { forward_lanes<detail::LanesSse2>(tree); }
+  template <class Rows>
+  [[gnu::target("avx2")]] void rows_avx2(const HistoryTree& tree, const Rows& rows) {
+    rows_lanes<detail::LanesAvx2>(tree, rows);
+  }
+  template <class Rows>
+  void rows_sse2(const HistoryTree& tree, const Rows& rows) {
+    rows_lanes<detail::LanesSse2>(tree, rows);
+  }
+  [[gnu::target("avx2")]] void backward_avx2(const HistoryTree& tree) {
+    detail::Fsrs7LanePass<detail::LanesAvx2>::backward(lane_tree_, lane_params_, tree, acc_.data());
+  }
+  void backward_sse2(const HistoryTree& tree) {
+    detail::Fsrs7LanePass<detail::LanesSse2>::backward(lane_tree_, lane_params_, tree, acc_.data());
+  }
+#pragma GCC diagnostic pop
+#endif
 
   struct Chain {
     std::uint16_t q, k;  // acc_[q] adds d times itself to grad[k]
@@ -600,6 +783,10 @@ class GradientKernel<models::Fsrs7> {
   std::vector<std::uint32_t> node_stamp_;
   std::uint32_t stamp_ = 0;
   std::vector<std::uint32_t> path_;  // tree_row(): the row's nodes not yet computed, last first
+  Lanes lanes_ = Lanes::scalar;         // begin_tree(): the lanes, as resolved
+  const HistoryTree* tree_ = nullptr;   // with lanes: the batch's tree, until end_tree()
+  detail::Fsrs7LaneTree lane_tree_;     // ... laid out for the lane passes
+  detail::Fsrs7LaneParams lane_params_;  // reset(): what the lane passes read of the parameters
 };
 
 }  // namespace srs::optim
