@@ -50,6 +50,8 @@ TEST_CASE("HistoryTree: by depth after seal, with each node's place and its pare
   CHECK(tree.level_begin(1) == 2);
   CHECK(tree.level_begin(2) == 4);
   CHECK(tree.level_begin(3) == 6);
+  CHECK(tree.level_begin(4) == 7);  // past the last depth: the end
+  CHECK(tree.level_begin(9) == 7);
   CHECK(order[1] == other);
   CHECK(order[3] == branch);
   CHECK(order[6] == deep);
@@ -75,4 +77,6 @@ TEST_CASE("HistoryTree: an empty tree seals to no depths") {
   CHECK(tree.size() == 0);
   CHECK(tree.depths() == 0);
   CHECK(tree.by_depth().empty());
+  CHECK(tree.level_begin(0) == 0);
+  CHECK(tree.level_begin(1) == 0);
 }

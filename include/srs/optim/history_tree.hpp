@@ -82,10 +82,12 @@ class HistoryTree {
 
   /// After seal(): the nodes by depth (first reviews first, each depth in node
   /// order); depth k's are by_depth()[level_begin(k) .. level_begin(k + 1)),
-  /// k < depths().
+  /// k < depths(); level_begin(k) for k >= depths() is size() (the end of the last depth).
   std::span<const std::uint32_t> by_depth() const noexcept { return by_depth_; }
   std::size_t depths() const noexcept { return level_end_.size(); }
-  std::size_t level_begin(std::size_t k) const { return k == 0 ? 0 : level_end_[k - 1]; }
+  std::size_t level_begin(std::size_t k) const {
+    return k == 0 ? 0 : (k <= level_end_.size() ? level_end_[k - 1] : by_depth_.size());
+  }
   /// After seal(): v's place in by_depth(), and the place of the parent of
   /// the node at place i (none for a first review).
   std::uint32_t position(std::uint32_t v) const { return position_[v]; }

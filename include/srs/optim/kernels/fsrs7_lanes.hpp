@@ -61,7 +61,7 @@ class Fsrs7LaneTree {
     ps, ph, pd, pln_s, pln_h, pdec1, pf1, pf2, pkap, pinv_s, pinv_h, pinv_1k,
     // ... the curve at its interval, its rating ...
     eu, el1, er1, el2, er2, erho, er, einv1, einv2, g,
-    // ... the long-term and the short-term stability's updates (block_fields each) ...
+    // ... the long-term and the short-term stability's updates (the 11 BlockFields each) ...
     long_block, short_block = long_block + 11,
     // ... and the rest of the scalar kernel's Step
     kcap = short_block + 11, pass_s, pass_h, pass_d, delta0, delta,
@@ -155,10 +155,10 @@ template <class V>
 }
 
 /// The forward pass at positions pos .. pos + width (a depth's nodes; lanes
-/// from `count` on repeat the last and are stored past it, where a later depth
-/// or the padding is): from their parents' positions `parent` and their
-/// reviews (t, g). Returns the lanes whose decay1 is at a bound of its clamp
-/// (their dec1_pass is left to the caller).
+/// past the depth's last node repeat it, and are stored past it, where a
+/// later depth or the padding is): from their parents' positions `parent`
+/// and their reviews (t, g). Returns the lanes whose decay1 is at a bound of
+/// its clamp (their dec1_pass is left to the caller).
 template <class L>
 [[gnu::always_inline]] inline unsigned fsrs7_forward_lanes(Fsrs7LaneTree& T, const Fsrs7LaneParams& p,
                                                            std::size_t pos, const std::uint32_t* parent,
@@ -558,7 +558,7 @@ struct Fsrs7LanePass {
     alignas(32) std::array<double, W> t{}, g{};
     std::array<std::uint32_t, W> parent{};
     for (std::size_t k = 1; k < tree.depths(); ++k) {
-      const std::size_t end = k + 1 < tree.depths() ? tree.level_begin(k + 1) : order.size();
+      const std::size_t end = tree.level_begin(k + 1);
       for (std::size_t b = tree.level_begin(k); b < end; b += W) {
         for (std::size_t i = 0; i < W; ++i) {
           const std::size_t at = std::min(b + i, end - 1);
@@ -601,9 +601,8 @@ struct Fsrs7LanePass {
     constexpr std::size_t W = L::width;
     std::array<V, Fsrs7Slots::count> acc{};
     std::array<std::uint32_t, W> parent{};
-    const std::size_t n = tree.by_depth().size();
     for (std::size_t k = tree.depths(); k-- > 0;) {
-      const std::size_t begin = tree.level_begin(k), end = k + 1 < tree.depths() ? tree.level_begin(k + 1) : n;
+      const std::size_t begin = tree.level_begin(k), end = tree.level_begin(k + 1);
       for (std::size_t b = begin; b < end; b += W) {
         const std::size_t count = std::min(W, end - b);
         V as, ah, ad;
