@@ -11,8 +11,11 @@
 //   * compat::TsFsrs (ts-fsrs __tests__/FSRS-6.test.ts): the first-review
 //     states and scheduled days, the memory state of the same history with and
 //     without short-term scheduling (4 decimals);
-//   * both are Schedulable and their clamp() is the library's clip.
+//   * both are Schedulable and their clamp() is the library's clip; TsFsrs's
+//     clip_parameters for 0 to 5 relearning steps gives ts-fsrs's
+//     clipParameters values, and Scheduler<TsFsrs> applies it for its steps.
 #include <srs/sched/compat.hpp>     // srs::sched::compat::FsrsRsF32, TsFsrs
+#include <srs/sched/card_scheduler.hpp>  // srs::sched::Scheduler, SchedulerOptions
 #include <srs/sched/scheduler.hpp>  // srs::sched::memory_state, next_states, next_interval, retrievability
 
 #include <srs/data/dataset.hpp>  // srs::data::Step
@@ -21,6 +24,8 @@
 #include <doctest/doctest.h>  // TEST_CASE, CHECK, CAPTURE
 
 #include <array>    // std::array
+#include <chrono>   // std::chrono::minutes
+#include <utility>  // std::pair
 #include <cstdint>  // std::int32_t
 #include <limits>   // std::numeric_limits
 #include <optional>  // std::nullopt
@@ -135,6 +140,53 @@ TEST_CASE("compat::TsFsrs reproduces ts-fsrs's unit tests") {
     c[19] = 0.001;
     m.clamp(c);
     CHECK(c[19] == 0.01);
+  }
+  SUBCASE("clipParameters with several relearning steps (ts-fsrs 5.4.2's values)") {
+    // The values ts-fsrs's clipParameters(w, n, true) returns for w17 and w18
+    // (node, ts-fsrs 5.4.2): one step or none leaves them; two, three, five lower
+    // the ceiling to √(-(ln w11 + ln(2^w13 - 1) + 0.3 w14) / n), to 8 decimals.
+    const std::array<double, 21> trained{0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9,
+                                         1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 1.2, 0.9, 0.1, 0.25};
+    const std::array<std::pair<std::size_t, double>, 5> ceilings{
+        {{0, 1.2}, {1, 1.2}, {2, 0.53605455}, {3, 0.43768671}, {5, 0.33903067}}};
+    for (const auto& [n, w17] : ceilings) {
+      CAPTURE(n);
+      std::array<double, 21> c = trained;
+      m.clip_parameters(c, n);
+      CHECK(c[17] == w17);
+      CHECK(c[18] == (n > 1 ? w17 : 0.9));
+      for (std::size_t k = 0; k < 17; ++k) CHECK(c[k] == trained[k]);
+    }
+    // The defaults with two steps: w17 0.5425 under the ceiling, w18 0.0912 too.
+    std::array<double, 21> d = w;
+    m.clip_parameters(d, 2);
+    CHECK(d == w);
+    // w11, w13, w14 outside their boxes enter the ceiling clamped (5, 0.001, 4: ceiling 1.49...).
+    std::array<double, 21> out = trained;
+    out[11] = 9;
+    out[13] = -1;
+    out[14] = 7;
+    sched::compat::TsFsrs long_term;
+    long_term.enable_short_term = false;
+    long_term.clip_parameters(out, 2);
+    CHECK(out[11] == 5);
+    CHECK(out[13] == 0.001);
+    CHECK(out[14] == 4);
+    CHECK(out[17] == 1.2);
+    CHECK(out[18] == 0.9);
+    // A Scheduler<TsFsrs> with two relearning steps clips its parameters so; Fsrs6's does not.
+    sched::SchedulerOptions<sched::compat::TsFsrs> o;
+    o.parameters = trained;
+    o.relearning_steps = {std::chrono::minutes(10), std::chrono::minutes(30)};
+    const sched::Scheduler<sched::compat::TsFsrs> two(o);
+    CHECK(two.parameters()[17] == 0.53605455);
+    CHECK(two.parameters()[18] == 0.53605455);
+    o.relearning_steps = {std::chrono::minutes(10)};
+    CHECK(sched::Scheduler<sched::compat::TsFsrs>(o).parameters() == trained);
+    sched::SchedulerOptions<srs::models::Fsrs6> o6;
+    o6.parameters = trained;
+    o6.relearning_steps = {std::chrono::minutes(10), std::chrono::minutes(30)};
+    CHECK(sched::Scheduler<srs::models::Fsrs6>(o6).parameters() == trained);
   }
   SUBCASE("close to the benchmark's FSRS-6 in double") {
     const srs::models::Fsrs6 f6;

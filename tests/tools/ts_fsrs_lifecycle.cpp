@@ -2,7 +2,8 @@
 // The C++ half of the ctest crosscheck.ts_fsrs_lifecycle (tests/tools/ts_fsrs_lifecycle.sh):
 // replays the reviews that tests/tools/ts_fsrs_lifecycle.mjs scripted through ts-fsrs, with
 // srs::sched::Scheduler<compat::TsFsrs> and Scheduler<models::Fsrs6> under the same options
-// (fuzz off, learning steps 1 min and 10 min, relearning step 10 min, rollover 0, offset 0),
+// (fuzz off, learning steps 1 min and 10 min, each parameter set's relearning steps (10 min, or
+// 10 and 30 min, where ts-fsrs's clipParameters lowers w17 and w18), rollover 0, offset 0),
 // and compares after every review (and every repeat() outcome the script wrote):
 //   * Scheduler<compat::TsFsrs>: due (ms), state, step, reps, lapses, S, D, scheduled and elapsed
 //     days and the retrievability before the review, all exactly;
@@ -22,7 +23,7 @@
 
 #include <algorithm>  // std::max
 #include <array>      // std::array
-#include <chrono>     // std::chrono::milliseconds
+#include <chrono>     // std::chrono::milliseconds, minutes
 #include <cmath>      // std::abs
 #include <cstdint>    // std::int64_t
 #include <fstream>    // std::ifstream
@@ -30,6 +31,7 @@
 #include <map>        // std::map
 #include <sstream>    // std::istringstream, std::ostringstream
 #include <string>     // std::string, std::getline
+#include <utility>    // std::move
 #include <vector>     // std::vector
 
 namespace {
@@ -116,11 +118,31 @@ struct Side {
 };
 
 template <class M>
-sched::SchedulerOptions<M> options_of(const std::array<double, 21>& w, double retention) {
+sched::SchedulerOptions<M> options_of(const std::array<double, 21>& w, double retention,
+                                      const std::vector<std::chrono::minutes>& relearning) {
   sched::SchedulerOptions<M> o;
   o.parameters = w;
   o.desired_retention = sched::DesiredRetention{retention};
+  o.relearning_steps = relearning;
   return o;  // the other options: the defaults, ts-fsrs's
+}
+
+/// "10,30" -> {10 min, 30 min}; empty on a malformed list.
+std::vector<std::chrono::minutes> minutes_of(const std::string& list) {
+  std::vector<std::chrono::minutes> out;
+  std::istringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    long m = 0;
+    try {
+      m = std::stol(item, &used);
+    } catch (...) {
+      return {};
+    }
+    if (used != item.size() || m <= 0) return {};
+    out.emplace_back(m);
+  }
+  return out;
 }
 
 }  // namespace
@@ -150,18 +172,24 @@ int main(int argc, char** argv) {
     if (kind == "set") {
       int k = 0;
       double retention = 0;
+      std::string relearning_list;
       std::array<double, 21> w{};
-      fields >> k >> retention;
+      fields >> k >> retention >> relearning_list;
       for (double& x : w) fields >> x;
-      if (!fields) {
+      const std::vector<std::chrono::minutes> relearning = minutes_of(relearning_list);
+      if (!fields || relearning.empty()) {
         std::cerr << argv[1] << ":" << line_no << ": bad set line\n";
         return 2;
       }
-      ts.emplace(k, Side<sched::compat::TsFsrs>{sched::Scheduler<sched::compat::TsFsrs>{
-                                                    options_of<sched::compat::TsFsrs>(w, retention)},
-                                                {}});
+      sched::Scheduler<sched::compat::TsFsrs> ts_scheduler{
+          options_of<sched::compat::TsFsrs>(w, retention, relearning)};
+      // FSRS-6 (srs's own arithmetic, which does not clip) gets the parameters ts-fsrs schedules
+      // with: clipped for the relearning steps, as Scheduler<TsFsrs> clips them.
+      const std::array<double, 21> clipped = ts_scheduler.parameters();
+      ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}});
       f6.emplace(k, Side<srs::models::Fsrs6>{
-                        sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(w, retention)}, {}});
+                        sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(clipped, retention, relearning)},
+                        {}});
       continue;
     }
     int k = 0, card = 0, idx = 0, rating = 0;

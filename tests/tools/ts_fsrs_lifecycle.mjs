@@ -10,7 +10,8 @@
 //
 // NODE_PREFIX: the folder whose node_modules/ holds ts-fsrs (tests/tools/npm_peers.sh DIR).
 // Output lines (numbers as JavaScript prints them: shortest round-trip decimal):
-//   set K RETENTION W0 .. W20                          a parameter set
+//   set K RETENTION RELEARNING W0 .. W20               a parameter set; RELEARNING: its relearning
+//                                                      steps in minutes, comma-separated
 //   r K CARD IDX TIME RATING R_BEFORE | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED
 //   p K CARD IDX TIME RATING | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (repeat(), before the r line)
 // R_BEFORE is get_retrievability(card, TIME, false) before the review.
@@ -39,11 +40,16 @@ function mulberry32(seed) {
   };
 }
 
+// Each set: the desired retention, the parameters, the relearning steps (minutes).
 const sets = [
-  { retention: 0.9, w: [...default_w] },
+  { retention: 0.9, w: [...default_w], relearning: [10] },
   // A fitted-looking vector inside ts-fsrs's clip boxes (so that clipping leaves it as it is).
   { retention: 0.85, w: [0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9, 1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 0.6,
-                          0.15, 0.1, 0.25] },
+                          0.15, 0.1, 0.25], relearning: [10] },
+  // The same with large same-day parameters and two relearning steps: ts-fsrs's clipParameters
+  // lowers w17 and w18 to its ceiling for two steps (0.53605455).
+  { retention: 0.85, w: [0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9, 1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 1.2,
+                          0.9, 0.1, 0.25], relearning: [10, 30] },
 ];
 
 const lines = [`# ts-fsrs ${FSRSVersion}`];
@@ -58,9 +64,10 @@ function fields(card) {
 
 let lapses = 0, relearningReviews = 0, learningReviews = 0, reviewReviews = 0;
 sets.forEach((set, k) => {
-  lines.push(`set ${k} ${set.retention} ${set.w.join(' ')}`);
+  lines.push(`set ${k} ${set.retention} ${set.relearning.join(',')} ${set.w.join(' ')}`);
   const f = fsrs({ w: set.w, request_retention: set.retention, enable_fuzz: false, enable_short_term: true,
-                   learning_steps: ['1m', '10m'], relearning_steps: ['10m'], maximum_interval: 36500 });
+                   learning_steps: ['1m', '10m'], relearning_steps: set.relearning.map((m) => `${m}m`),
+                   maximum_interval: 36500 });
   const rand = mulberry32(20240115 + k);
   for (let c = 0; c < cards; ++c) {
     // A creation time at a random minute of the first 30 days.

@@ -216,6 +216,11 @@ class Scheduler {
       : model_(std::move(model)), options_(std::move(options)) {
     if (!options_.parameters) options_.parameters = model_.default_params();
     validate();
+    // A model that clips its parameters for the scheduler's relearning steps
+    // (compat::TsFsrs: ts-fsrs's clipParameters) does so here, as its library does.
+    if constexpr (requires(std::span<double, M::num_params> w) { model_.clip_parameters(w, std::size_t{}); }) {
+      model_.clip_parameters(std::span<double, M::num_params>(*options_.parameters), options_.relearning_steps.size());
+    }
   }
 
   const M& model() const noexcept { return model_; }

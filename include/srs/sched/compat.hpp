@@ -43,6 +43,9 @@
 /// Parameters are used as given, as by srs::models::Fsrs6; `clamp(w)` applies
 /// the library's own clip (fsrs-rs: FSRS::new's, w19 >= 0; ts-fsrs:
 /// clipParameters with one relearning step, w19 >= 0.01 when short-term is on).
+/// Scheduler<TsFsrs> clips its parameters as ts-fsrs's scheduler does, for
+/// its own number of relearning steps (TsFsrs::clip_parameters: two or more
+/// lower the ceiling of w17 and w18).
 /// Neither model can be trained (no dual-number arithmetic): train with
 /// srs::sched::fit and schedule with these.
 #pragma once
@@ -189,16 +192,36 @@ struct TsFsrs {
   /// ts-fsrs's default_w (the same numbers as srs::models::Fsrs6::defaults).
   std::array<double, 21> default_params() const { return models::Fsrs6::defaults; }
 
-  /// ts-fsrs's clipParameters with one relearning step (its default '10m').
-  void clamp(std::span<double, 21> w) const {
-    const std::array<std::array<double, 2>, 21> box{{{0.001, 100.0}, {0.001, 100.0}, {0.001, 100.0},
-                                                     {0.001, 100.0}, {1.0, 10.0},    {0.001, 4.0},
-                                                     {0.001, 4.0},   {0.001, 0.75},  {0.0, 4.5},
-                                                     {0.0, 0.8},     {0.001, 3.5},   {0.001, 5.0},
-                                                     {0.001, 0.25},  {0.001, 0.9},   {0.0, 4.0},
-                                                     {0.0, 1.0},     {1.0, 6.0},     {0.0, 2.0},
-                                                     {0.0, 2.0},     {enable_short_term ? 0.01 : 0.0, 0.8},
-                                                     {0.1, 0.8}}};
+  /// ts-fsrs's clipParameters with one relearning step (its default '10m'):
+  /// the boxes (training keeps to them).
+  void clamp(std::span<double, 21> w) const { clip_parameters(w, 1); }
+
+  /// ts-fsrs's clipParameters for a scheduler with `relearning_steps`
+  /// relearning steps (Scheduler<TsFsrs> applies it to its parameters, as
+  /// ts-fsrs's FSRS does): the boxes of clamp(), and with two steps or more a
+  /// lower ceiling for w17 and w18, √max(0, −(ln w11 + ln(2^w13 − 1) +
+  /// 0.3 w14) / n) rounded to 8 decimals and kept within [0.01, 2] (w11, w13
+  /// and w14 taken in their boxes first), so that n same-day lapses in a row
+  /// cannot raise the stability.
+  void clip_parameters(std::span<double, 21> w, std::size_t relearning_steps) const {
+    std::array<std::array<double, 2>, 21> box{{{0.001, 100.0}, {0.001, 100.0}, {0.001, 100.0},
+                                               {0.001, 100.0}, {1.0, 10.0},    {0.001, 4.0},
+                                               {0.001, 4.0},   {0.001, 0.75},  {0.0, 4.5},
+                                               {0.0, 0.8},     {0.001, 3.5},   {0.001, 5.0},
+                                               {0.001, 0.25},  {0.001, 0.9},   {0.0, 4.0},
+                                               {0.0, 1.0},     {1.0, 6.0},     {0.0, 2.0},
+                                               {0.0, 2.0},     {enable_short_term ? 0.01 : 0.0, 0.8},
+                                               {0.1, 0.8}}};
+    if (relearning_steps > 1) {
+      const double w11 = js_clamp(w[11], box[11][0], box[11][1]);
+      const double w13 = js_clamp(w[13], box[13][0], box[13][1]);
+      const double w14 = js_clamp(w[14], box[14][0], box[14][1]);
+      const double value =
+          -(std::log(w11) + std::log(std::pow(2.0, w13) - 1) + w14 * 0.3) / static_cast<double>(relearning_steps);
+      const double ceiling = js_clamp(round8(std::sqrt(std::max(value, 0.0))), 0.01, 2.0);
+      box[17][1] = ceiling;
+      box[18][1] = ceiling;
+    }
     for (std::size_t k = 0; k < 21; ++k) w[k] = js_clamp(w[k], box[k][0], box[k][1]);
   }
 
