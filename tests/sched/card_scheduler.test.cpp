@@ -312,8 +312,27 @@ TEST_CASE("card_scheduler: Hard < Good < Easy and the maximum interval") {
   const auto q = capped.preview(c, cs_t0 + std::chrono::days(8));
   CHECK(q.hard.card.scheduled_days <= 10);
   CHECK(q.good.card.scheduled_days == 10);
-  CHECK(q.easy.card.scheduled_days == 10);  // ts-fsrs would give good + 1 = 11 here
+  CHECK(q.easy.card.scheduled_days == 10);  // ts-fsrs gives good + 1 = 11 here (below)
   CHECK(q.easy.card.due == cs_t0 + std::chrono::days(18));
+
+  // compat::TsFsrs caps each interval before the ordering, as ts-fsrs does: Good and Easy
+  // pass the cap (10 + 1, 10 + 2 when Hard reaches it too); cap_before_ordering = false: srs's rule.
+  using srs::sched::compat::TsFsrs;
+  SchedulerOptions<TsFsrs> ot;
+  ot.parameters = w;
+  ot.maximum_interval = 10;
+  for (const bool before : {true, false}) {
+    CAPTURE(before);
+    TsFsrs m;
+    m.cap_before_ordering = before;
+    const Scheduler<TsFsrs> ts{ot, m};
+    const auto tc = ts.review(ts.new_card(1, cs_t0), Rating::easy, cs_t0).card;
+    const auto r = ts.preview(tc, cs_t0 + std::chrono::days(60));  // long overdue: every interval past the cap
+    CHECK(r.hard.card.scheduled_days == 10);
+    CHECK(r.good.card.scheduled_days == (before ? 11 : 10));
+    CHECK(r.easy.card.scheduled_days == (before ? 12 : 10));
+    CHECK(r.easy.card.due == cs_t0 + std::chrono::days(60 + (before ? 12 : 10)));
+  }
 }
 
 TEST_CASE("card_scheduler: elapsed days count day indices at the rollover hour and UTC offset") {

@@ -3,7 +3,8 @@
 // replays the reviews that tests/tools/ts_fsrs_lifecycle.mjs scripted through ts-fsrs, with
 // srs::sched::Scheduler<compat::TsFsrs> and Scheduler<models::Fsrs6> under the same options
 // (fuzz off, learning steps 1 min and 10 min, each parameter set's relearning steps (10 min, or
-// 10 and 30 min, where ts-fsrs's clipParameters lowers w17 and w18), rollover 0, offset 0),
+// 10 and 30 min, where ts-fsrs's clipParameters lowers w17 and w18) and maximum interval (36500
+// days, or 30, where ts-fsrs caps before its Hard < Good < Easy ordering), rollover 0, offset 0),
 // and compares after every review (and every repeat() outcome the script wrote):
 //   * Scheduler<compat::TsFsrs>: due (ms), state, step, reps, lapses, S, D, scheduled and elapsed
 //     days and the retrievability before the review, all exactly;
@@ -12,7 +13,7 @@
 //     card whose S has fallen to 0.004 days that alone is 1e-6 relative, and the roundings
 //     accumulate), the retrievability within 1e-6 absolute; its dues and scheduled days are
 //     counted where they differ (ts-fsrs rounds to 8 decimals, a half-day interval may round the
-//     other way) and the count reported.
+//     other way; under a maximum interval FSRS-6 caps after the ordering) and the count reported.
 // Exit status 0 when everything agrees, 1 on the first 20 mismatches (each named by parameter
 // set, card and review), 2 for bad input.
 //
@@ -119,11 +120,12 @@ struct Side {
 
 template <class M>
 sched::SchedulerOptions<M> options_of(const std::array<double, 21>& w, double retention,
-                                      const std::vector<std::chrono::minutes>& relearning) {
+                                      const std::vector<std::chrono::minutes>& relearning, std::int32_t max_ivl) {
   sched::SchedulerOptions<M> o;
   o.parameters = w;
   o.desired_retention = sched::DesiredRetention{retention};
   o.relearning_steps = relearning;
+  o.maximum_interval = max_ivl;
   return o;  // the other options: the defaults, ts-fsrs's
 }
 
@@ -173,22 +175,23 @@ int main(int argc, char** argv) {
       int k = 0;
       double retention = 0;
       std::string relearning_list;
+      std::int32_t max_ivl = 0;
       std::array<double, 21> w{};
-      fields >> k >> retention >> relearning_list;
+      fields >> k >> retention >> relearning_list >> max_ivl;
       for (double& x : w) fields >> x;
       const std::vector<std::chrono::minutes> relearning = minutes_of(relearning_list);
-      if (!fields || relearning.empty()) {
+      if (!fields || relearning.empty() || max_ivl < 1) {
         std::cerr << argv[1] << ":" << line_no << ": bad set line\n";
         return 2;
       }
       sched::Scheduler<sched::compat::TsFsrs> ts_scheduler{
-          options_of<sched::compat::TsFsrs>(w, retention, relearning)};
+          options_of<sched::compat::TsFsrs>(w, retention, relearning, max_ivl)};
       // FSRS-6 (srs's own arithmetic, which does not clip) gets the parameters ts-fsrs schedules
       // with: clipped for the relearning steps, as Scheduler<TsFsrs> clips them.
       const std::array<double, 21> clipped = ts_scheduler.parameters();
       ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}});
       f6.emplace(k, Side<srs::models::Fsrs6>{
-                        sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(clipped, retention, relearning)},
+                        sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(clipped, retention, relearning, max_ivl)},
                         {}});
       continue;
     }

@@ -10,8 +10,9 @@
 //
 // NODE_PREFIX: the folder whose node_modules/ holds ts-fsrs (tests/tools/npm_peers.sh DIR).
 // Output lines (numbers as JavaScript prints them: shortest round-trip decimal):
-//   set K RETENTION RELEARNING W0 .. W20               a parameter set; RELEARNING: its relearning
-//                                                      steps in minutes, comma-separated
+//   set K RETENTION RELEARNING MAX_IVL W0 .. W20       a parameter set; RELEARNING: its relearning
+//                                                      steps in minutes, comma-separated; MAX_IVL:
+//                                                      its maximum interval in days
 //   r K CARD IDX TIME RATING R_BEFORE | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED
 //   p K CARD IDX TIME RATING | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (repeat(), before the r line)
 // R_BEFORE is get_retrievability(card, TIME, false) before the review.
@@ -40,16 +41,19 @@ function mulberry32(seed) {
   };
 }
 
-// Each set: the desired retention, the parameters, the relearning steps (minutes).
+// Each set: the desired retention, the parameters, the relearning steps (minutes), the maximum interval.
 const sets = [
-  { retention: 0.9, w: [...default_w], relearning: [10] },
+  { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 36500 },
   // A fitted-looking vector inside ts-fsrs's clip boxes (so that clipping leaves it as it is).
   { retention: 0.85, w: [0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9, 1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 0.6,
-                          0.15, 0.1, 0.25], relearning: [10] },
+                          0.15, 0.1, 0.25], relearning: [10], maxIvl: 36500 },
   // The same with large same-day parameters and two relearning steps: ts-fsrs's clipParameters
   // lowers w17 and w18 to its ceiling for two steps (0.53605455).
   { retention: 0.85, w: [0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9, 1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 1.2,
-                          0.9, 0.1, 0.25], relearning: [10, 30] },
+                          0.9, 0.1, 0.25], relearning: [10, 30], maxIvl: 36500 },
+  // The defaults under a maximum interval of 30 days: ts-fsrs caps each of Hard, Good and Easy
+  // before ordering them, so Good and Easy can reach 31 and 32 days.
+  { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 30 },
 ];
 
 const lines = [`# ts-fsrs ${FSRSVersion}`];
@@ -64,10 +68,10 @@ function fields(card) {
 
 let lapses = 0, relearningReviews = 0, learningReviews = 0, reviewReviews = 0;
 sets.forEach((set, k) => {
-  lines.push(`set ${k} ${set.retention} ${set.relearning.join(',')} ${set.w.join(' ')}`);
+  lines.push(`set ${k} ${set.retention} ${set.relearning.join(',')} ${set.maxIvl} ${set.w.join(' ')}`);
   const f = fsrs({ w: set.w, request_retention: set.retention, enable_fuzz: false, enable_short_term: true,
                    learning_steps: ['1m', '10m'], relearning_steps: set.relearning.map((m) => `${m}m`),
-                   maximum_interval: 36500 });
+                   maximum_interval: set.maxIvl });
   const rand = mulberry32(20240115 + k);
   for (let c = 0; c < cards; ++c) {
     // A creation time at a random minute of the first 30 days.

@@ -517,14 +517,18 @@ class Scheduler {
           apply_steps(ctx, next, rating, CardState::relearning);
           next.lapses = before.lapses + 1;
         } else {
-          // The three passing intervals, ordered as ts-fsrs orders them, then capped.
+          // The three passing intervals (each capped), ordered as ts-fsrs orders them,
+          // then capped again unless the model caps before the ordering only
+          // (compat::TsFsrs::cap_before_ordering, ts-fsrs's rule).
           std::int32_t hard = interval_of(ctx, next_memory(ctx, Rating::hard));
           std::int32_t good = interval_of(ctx, next_memory(ctx, Rating::good));
           hard = std::min(hard, good);
           good = std::max(good, hard + 1);
           std::int32_t easy = std::max(interval_of(ctx, next_memory(ctx, Rating::easy)), good + 1);
-          const std::int32_t cap = options_.maximum_interval;
-          const std::int32_t ivl = std::min(rating == Rating::hard ? hard : rating == Rating::good ? good : easy, cap);
+          const std::int32_t chosen = rating == Rating::hard ? hard : rating == Rating::good ? good : easy;
+          bool cap_after = true;
+          if constexpr (requires { model_.cap_before_ordering; }) cap_after = !model_.cap_before_ordering;
+          const std::int32_t ivl = cap_after ? std::min(chosen, options_.maximum_interval) : chosen;
           next.state = CardState::review;
           next.step = 0;
           next.scheduled_days = ivl;

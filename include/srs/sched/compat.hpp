@@ -188,6 +188,11 @@ struct TsFsrs {
   static constexpr double s_min = 0.001;
   static constexpr double s_max = 36500.0;
   bool enable_short_term = true;  ///< ts-fsrs's default: the same-day branch at t = 0, w19 >= 0.01
+  /// ts-fsrs's maximum interval: each of a review's Hard, Good and Easy
+  /// intervals is capped at maximum_interval before they are ordered (Good >=
+  /// Hard + 1, Easy >= Good + 1), so Good and Easy can pass the cap by a day
+  /// or two (Scheduler<TsFsrs>). false: srs's rule, the cap after the ordering.
+  bool cap_before_ordering = true;
 
   /// ts-fsrs's default_w (the same numbers as srs::models::Fsrs6::defaults).
   std::array<double, 21> default_params() const { return models::Fsrs6::defaults; }
