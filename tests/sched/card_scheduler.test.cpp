@@ -30,6 +30,7 @@
 #include <cmath>    // std::exp, std::round
 #include <cstdint>  // std::int32_t, std::int64_t
 #include <string>   // std::string
+#include <utility>  // std::pair
 #include <vector>   // std::vector
 
 namespace {
@@ -455,6 +456,37 @@ TEST_CASE("card_scheduler: rollback undoes reviews exactly, back to the new card
   auto other = logs[2];
   other.card_id = 10;
   CHECK(cs_error_of([&] { s.rollback(cards[3], other); }) == "rollback: the log is of card 10, not of card 9");
+}
+
+TEST_CASE("card_scheduler: compat::TsFsrs's rollback is ts-fsrs's (due at the undone review's time)") {
+  // ts-fsrs's rollback restores every field of the card before the review but its due: a card
+  // that was not new comes back due at the undone review's time. rollback_due_at_review = false:
+  // srs's rule, the card exactly as before.
+  using srs::sched::compat::TsFsrs;
+  for (const bool ts_rule : {true, false}) {
+    CAPTURE(ts_rule);
+    TsFsrs m;
+    m.rollback_due_at_review = ts_rule;
+    const Scheduler<TsFsrs> s{{}, m};
+    std::vector<Card<TsFsrs>> cards{s.new_card(9, cs_t0)};
+    std::vector<ReviewLog<TsFsrs>> logs;
+    for (const auto& [minutes, g] : std::vector<std::pair<int, Rating>>{
+             {0, Rating::good}, {13, Rating::good}, {5000, Rating::again}, {5011, Rating::good}}) {
+      auto r = s.review(cards.back(), g, cs_t0 + std::chrono::minutes(minutes));
+      cards.push_back(r.card);
+      logs.push_back(r.log);
+    }
+    for (std::size_t k = 0; k < logs.size(); ++k) {
+      CAPTURE(k);
+      Card<TsFsrs> back = s.rollback(cards[k + 1], logs[k]);
+      if (ts_rule && cards[k].state != CardState::new_card) {
+        CHECK(back.due == logs[k].review_time);
+        CHECK(back.due != cards[k].due);
+        back.due = cards[k].due;
+      }
+      CHECK(back == cards[k]);  // every other field as before
+    }
+  }
 }
 
 TEST_CASE("card_scheduler: reschedule equals reviewing card by card") {

@@ -7,7 +7,8 @@
 // days, or 30, where ts-fsrs caps before its Hard < Good < Easy ordering), rollover 0, offset 0),
 // and compares after every review (and every repeat() outcome the script wrote):
 //   * Scheduler<compat::TsFsrs>: due (ms), state, step, reps, lapses, S, D, scheduled and elapsed
-//     days and the retrievability before the review, all exactly;
+//     days and the retrievability before the review, all exactly; and the card rollback() restores
+//     (every 5th review of a card that was not new), exactly;
 //   * Scheduler<models::Fsrs6>: state, step, reps, lapses and elapsed days exactly, S and D within
 //     1e-6 relative or 1e-6 absolute (ts-fsrs rounds S to 8 decimals after every review: on a
 //     card whose S has fallen to 0.004 days that alone is 1e-6 relative, and the roundings
@@ -116,6 +117,7 @@ template <class M>
 struct Side {
   sched::Scheduler<M> scheduler;
   std::map<int, sched::Card<M>> cards;
+  std::map<int, sched::ReviewLog<M>> logs;  ///< each card's latest review
 };
 
 template <class M>
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
   std::map<int, Side<sched::compat::TsFsrs>> ts;
   std::map<int, Side<srs::models::Fsrs6>> f6;
   Tally tally;
-  long reviews = 0, previews = 0;
+  long reviews = 0, previews = 0, rollbacks = 0;
   std::string line;
   std::size_t line_no = 0;
   while (std::getline(in, line)) {
@@ -189,10 +191,27 @@ int main(int argc, char** argv) {
       // FSRS-6 (srs's own arithmetic, which does not clip) gets the parameters ts-fsrs schedules
       // with: clipped for the relearning steps, as Scheduler<TsFsrs> clips them.
       const std::array<double, 21> clipped = ts_scheduler.parameters();
-      ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}});
-      f6.emplace(k, Side<srs::models::Fsrs6>{
-                        sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(clipped, retention, relearning, max_ivl)},
-                        {}});
+      ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}, {}});
+      f6.emplace(k, Side<srs::models::Fsrs6>{sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(
+                                                 clipped, retention, relearning, max_ivl)},
+                                             {},
+                                             {}});
+      continue;
+    }
+    if (kind == "b") {  // rollback() of the card's latest review: compat::TsFsrs exactly
+      int k = 0, card = 0, idx = 0;
+      std::string bar;
+      Expected want;
+      fields >> k >> card >> idx >> bar >> want;
+      if (!fields || bar != "|" || !ts.count(k) || !ts.at(k).logs.count(card)) {
+        std::cerr << argv[1] << ":" << line_no << ": bad line: " << line << '\n';
+        return 2;
+      }
+      Side<sched::compat::TsFsrs>& side = ts.at(k);
+      std::ostringstream where;
+      where << "parameter set " << k << ", card " << card << ", review " << idx << " (rollback)";
+      compare(side.scheduler.rollback(side.cards.at(card), side.logs.at(card)), want, true, where.str(), tally);
+      ++rollbacks;
       continue;
     }
     int k = 0, card = 0, idx = 0, rating = 0;
@@ -219,7 +238,9 @@ int main(int argc, char** argv) {
         compare(side.scheduler.preview(it->second, now)[g].card, want, exact, where.str(), tally);
       } else {
         compare_r(side.scheduler.retrievability(it->second, now), r_before, exact, where.str(), tally);
-        it->second = side.scheduler.review(it->second, g, now).card;
+        auto result = side.scheduler.review(it->second, g, now);
+        it->second = result.card;
+        side.logs.insert_or_assign(card, result.log);
         compare(it->second, want, exact, where.str(), tally);
       }
     };
@@ -227,13 +248,14 @@ int main(int argc, char** argv) {
     run(f6.at(k), false);
     (kind == "r" ? reviews : previews) += 1;
   }
-  std::cout << "ts_fsrs_lifecycle: " << reviews << " reviews and " << previews << " preview outcomes of "
+  std::cout << "ts_fsrs_lifecycle: " << reviews << " reviews, " << previews << " preview outcomes and " << rollbacks
+            << " rollbacks of "
             << ts.size() << " parameter sets compared (" << tally.compared << " comparisons): "
             << tally.mismatches << " mismatches; models::Fsrs6's due differs from ts-fsrs's on "
             << tally.fsrs6_due_differs << " of " << tally.fsrs6_compared
             << " outcomes, its S and D by at most " << tally.fsrs6_max_rel << " (relative)\n";
-  if (reviews == 0) {
-    std::cerr << "ts_fsrs_lifecycle: no reviews in " << argv[1] << '\n';
+  if (reviews == 0 || rollbacks == 0) {
+    std::cerr << "ts_fsrs_lifecycle: no reviews or no rollbacks in " << argv[1] << '\n';
     return 1;
   }
   return tally.mismatches == 0 ? 0 : 1;

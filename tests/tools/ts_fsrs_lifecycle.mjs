@@ -15,6 +15,8 @@
 //                                                      its maximum interval in days
 //   r K CARD IDX TIME RATING R_BEFORE | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED
 //   p K CARD IDX TIME RATING | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (repeat(), before the r line)
+//   b K CARD IDX | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (rollback() of the r line before it,
+//                                                                      every 5th review of a card not new)
 // R_BEFORE is get_retrievability(card, TIME, false) before the review.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,8 +102,13 @@ sets.forEach((set, k) => {
       if (card.state === State.Learning) ++learningReviews;
       if (card.state === State.Relearning) ++relearningReviews;
       if (card.state === State.Review) { ++reviewReviews; if (rating === Rating.Again) ++lapses; }
-      card = f.next(card, at, rating).card;
+      const wasNew = card.state === State.New;
+      const result = f.next(card, at, rating);
+      card = result.card;
       lines.push(`r ${k} ${c} ${idx} ${now} ${rating} ${rBefore} | ${fields(card)}`);
+      if (idx % 5 === 2 && !wasNew) {
+        lines.push(`b ${k} ${c} ${idx} | ${fields(f.rollback(card, result.log))}`);
+      }
     }
   }
 });

@@ -329,7 +329,9 @@ class Scheduler {
   }
 
   /// The card before the review of `log`, exactly (undo): `log` must be the
-  /// card's latest review.
+  /// card's latest review. (compat::TsFsrs::rollback_due_at_review, on by
+  /// default: as ts-fsrs's rollback, a card that was not new comes back due
+  /// at the undone review's time.)
   /// @throws UsageError for a log of another card or not of the latest review
   Card<M> rollback(const Card<M>& card, const ReviewLog<M>& log) const {
     if (log.card_id != card.id)
@@ -347,6 +349,9 @@ class Scheduler {
     prev.last_review = log.last_review;
     prev.scheduled_days = log.last_scheduled_days;
     prev.elapsed_days = log.last_elapsed_days;
+    if constexpr (requires { model_.rollback_due_at_review; }) {
+      if (model_.rollback_due_at_review && log.state != CardState::new_card) prev.due = log.review_time;
+    }
     return prev;
   }
 

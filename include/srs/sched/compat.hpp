@@ -193,6 +193,10 @@ struct TsFsrs {
   /// Hard + 1, Easy >= Good + 1), so Good and Easy can pass the cap by a day
   /// or two (Scheduler<TsFsrs>). false: srs's rule, the cap after the ordering.
   bool cap_before_ordering = true;
+  /// ts-fsrs's rollback: the card it restores from a review of a card that
+  /// was not new is due at the undone review's time, not at its due before
+  /// (Scheduler<TsFsrs>::rollback). false: srs's rule, the card exactly as before.
+  bool rollback_due_at_review = true;
 
   /// ts-fsrs's default_w (the same numbers as srs::models::Fsrs6::defaults).
   std::array<double, 21> default_params() const { return models::Fsrs6::defaults; }
