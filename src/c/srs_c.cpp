@@ -800,7 +800,7 @@ srs_status srs_scheduler_forget(const srs_scheduler* scheduler, const srs_card* 
     const Scheduler& s = scheduler_of(scheduler);
     const Card c = card_from_c(card, "card");
     srs_card& dst = out_card(out, "out");
-    write_sized(dst, card_to_c(s.forget(c, time_of(now_ms), reset_counts != 0)));
+    write_sized(dst, card_to_c(s.forget(c, time_of(now_ms), reset_counts != 0).card));
   });
 }
 

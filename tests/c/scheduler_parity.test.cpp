@@ -214,7 +214,7 @@ TEST_CASE("c_api.scheduler_parity: scripted life cycles give the C++ Scheduler's
         srs_card forgotten;
         srs_card_init(&forgotten);
         REQUIRE(srs_scheduler_forget(cs, &card, now, reset, &forgotten) == SRS_OK);
-        parity_check_card(forgotten, cpp.forget(expected, srs::sched::Time{std::chrono::milliseconds(now)}, reset != 0));
+        parity_check_card(forgotten, cpp.forget(expected, srs::sched::Time{std::chrono::milliseconds(now)}, reset != 0).card);
       }
     }
     CHECK(reviews == 60 * 20);

@@ -415,7 +415,9 @@ TEST_CASE("card_scheduler: forget makes the card new, keeping or resetting its c
   const auto c = cs_walk(s, {{0, Rating::good}, {10, Rating::good}, {4 * 1440, Rating::again}});
   REQUIRE(c.lapses == 1);
   const Time now = cs_t0 + 5 * 24h;
-  const auto kept = s.forget(c, now, false);
+  const auto forgotten = s.forget(c, now, false);
+  const Card<CsFsrs>& kept = forgotten.card;
+  const ReviewLog<CsFsrs>& log = forgotten.log;
   CHECK(kept.state == CardState::new_card);
   CHECK_FALSE(kept.memory.has_value());
   CHECK(kept.due == now);
@@ -423,7 +425,21 @@ TEST_CASE("card_scheduler: forget makes the card new, keeping or resetting its c
   CHECK(kept.reps == 3);
   CHECK(kept.lapses == 1);
   CHECK(kept.last_review == c.last_review);
-  const auto reset = s.forget(c, now, true);
+  // The log (ts-fsrs's manual log): rated manual, the card before, 0 days.
+  CHECK(log.rating == Rating::manual);
+  CHECK(log.card_id == c.id);
+  CHECK(log.review_time == now);
+  CHECK(log.state == c.state);
+  CHECK(log.due == c.due);
+  CHECK(log.memory->s == c.memory->s);
+  CHECK(log.step == c.step);
+  CHECK(log.elapsed_days == 0);
+  CHECK(log.scheduled_days == 0);
+  CHECK(log.last_scheduled_days == c.scheduled_days);
+  // As ts-fsrs's rollback, a manual log is refused.
+  CHECK(cs_error_of([&] { s.rollback(kept, log); }) ==
+        "rollback: the log of card 7 records a forget (Rating::manual), not a review; it cannot be rolled back");
+  const auto reset = s.forget(c, now, true).card;
   CHECK(reset.reps == 0);
   CHECK(reset.lapses == 0);
   // A forgotten card starts over: its next review is a first review.
@@ -523,7 +539,26 @@ TEST_CASE("card_scheduler: reschedule equals reviewing card by card") {
   CHECK(re2.card.scheduled_days > card.scheduled_days);
   // Bad histories.
   CHECK(cs_error_of([&] { s.reschedule(77, std::vector<srs::sched::HistoryEntry>{}); }) ==
-        "reschedule: the history of card 77 is empty");
+        "reschedule: the history of card 77 has no answers");
+  CHECK(cs_error_of([&] { s.reschedule(77, std::vector<srs::sched::HistoryEntry>{{cs_t0, Rating::manual}}); }) ==
+        "reschedule: the history of card 77 has no answers");
+  // A forget's manual log is skipped, as ts-fsrs's reschedule skips manual entries by default.
+  {
+    const auto forgot = s.forget(card, cs_t0 + std::chrono::minutes(95000), false);
+    const ReviewLog<CsFsrs>& manual = forgot.log;
+    const auto after = s.review(forgot.card, Rating::good, cs_t0 + std::chrono::minutes(96000));
+    std::vector<ReviewLog<CsFsrs>> with_manual = logs;
+    with_manual.push_back(manual);
+    with_manual.push_back(after.log);
+    std::vector<srs::sched::HistoryEntry> answers = history;
+    answers.push_back({cs_t0 + std::chrono::minutes(96000), Rating::good});
+    const auto re3 = s.reschedule(card, with_manual);
+    CHECK(re3.logs.size() == logs.size() + 1);
+    CHECK(re3.card == s.reschedule(77, answers).card);
+    std::vector<srs::sched::HistoryEntry> manual_first{{cs_t0 - 1h, Rating::manual}};
+    manual_first.insert(manual_first.end(), history.begin(), history.end());
+    CHECK(s.reschedule(77, manual_first).card == card);  // the new card starts at the first answer
+  }
   std::swap(history[2], history[3]);
   CHECK(cs_error_of([&] { s.reschedule(77, history); }) ==
         "reschedule: review 4 of card 77 is earlier than review 3 (reviews must be in time order)");
@@ -568,4 +603,93 @@ TEST_CASE("card_scheduler: Scheduler<compat::TsFsrs> uses ts-fsrs's arithmetic")
   CHECK(c.memory->s == 2.3065);
   CHECK(c.scheduled_days == 2);
   CHECK(c.state == CardState::review);
+}
+
+TEST_CASE("card_scheduler: compat::TsFsrs with enable_short_term off is ts-fsrs's long-term scheduler") {
+  // ts-fsrs 5.4.2, fsrs({enable_short_term: false}), default parameters, retention 0.9 (node 20):
+  // a new card's four outcomes: Again 1 day, Hard 2, Good 3, Easy 8, all in review, no lapse
+  // (the intervals round(S) = 1 (at least 1), 1, 2, 8 ordered Again < Hard < Good < Easy);
+  // Good, then 3 days later: Again 1 day (a lapse), Hard 9, Good 14, Easy 24, with these S and D.
+  using srs::sched::compat::TsFsrs;
+  TsFsrs m;
+  m.enable_short_term = false;
+  const Scheduler<TsFsrs> s{{}, m};
+  const auto first = s.preview(s.new_card(1, cs_t0), cs_t0);
+  const int days1[] = {1, 2, 3, 8};
+  const double s1[] = {0.212, 1.2931, 2.3065, 8.2956};
+  const double d1[] = {6.4133, 5.11217071, 2.11810397, 1};
+  for (int g = 1; g <= 4; ++g) {
+    CAPTURE(g);
+    const Card<TsFsrs>& c = first[static_cast<Rating>(g)].card;
+    CHECK(c.scheduled_days == days1[g - 1]);
+    CHECK(c.due == cs_t0 + std::chrono::days(days1[g - 1]));
+    CHECK(c.state == CardState::review);
+    CHECK(c.step == 0);
+    CHECK(c.lapses == 0);
+    CHECK(c.memory->s == s1[g - 1]);
+    CHECK(c.memory->d == d1[g - 1]);
+  }
+  const Time t1 = cs_t0 + std::chrono::days(3);
+  const auto second = s.preview(first.good.card, t1);
+  const int days2[] = {1, 9, 14, 24};
+  const double s2[] = {0.63685069, 9.23487052, 13.82690327, 23.88306328};
+  const double d2[] = {7.39450274, 4.75285849, 2.11121424, 1};
+  for (int g = 1; g <= 4; ++g) {
+    CAPTURE(g);
+    const Card<TsFsrs>& c = second[static_cast<Rating>(g)].card;
+    CHECK(c.scheduled_days == days2[g - 1]);
+    CHECK(c.state == CardState::review);
+    CHECK(c.lapses == (g == 1 ? 1 : 0));
+    CHECK(c.memory->s == s2[g - 1]);
+    CHECK(c.memory->d == d2[g - 1]);
+  }
+  // A card in learning (from a short-term scheduler) is reviewed as in review: Again is a lapse.
+  const Scheduler<TsFsrs> short_term;
+  const auto learning = short_term.review(short_term.new_card(2, cs_t0), Rating::good, cs_t0).card;
+  REQUIRE(learning.state == CardState::learning);
+  const auto after = s.review(learning, Rating::again, cs_t0 + 10min).card;
+  CHECK(after.state == CardState::review);
+  CHECK(after.lapses == 1);
+  CHECK(after.scheduled_days >= 1);
+  // The same-day branch is off: Good on the same day uses the review formula at t = 0 (R = 1).
+  const auto same_day = s.review(first.good.card, Rating::good, cs_t0 + 1h).card;
+  CHECK(same_day.memory->s == doctest::Approx(2.3065).epsilon(1e-8));  // S·(1 + ... · (e^0 − 1)) = S
+}
+
+TEST_CASE("card_scheduler: compat::TsFsrs fuzzes with ts-fsrs's Alea draw") {
+  // ts-fsrs 5.4.2, fsrs({enable_fuzz: true}) (node 20): a new card answered Easy at t0 + 1, 2, 3
+  // minutes graduates with 8 days fuzzed to 7, 9 and 8 days.
+  using srs::sched::compat::TsFsrs;
+  SchedulerOptions<TsFsrs> o;
+  o.enable_fuzz = true;
+  const Scheduler<TsFsrs> s{o};
+  const int want[] = {7, 9, 8};
+  for (int k = 1; k <= 3; ++k) {
+    CAPTURE(k);
+    const Time now = cs_t0 + std::chrono::minutes(k);
+    const auto c = s.review(s.new_card(1, cs_t0), Rating::easy, now).card;
+    CHECK(c.scheduled_days == want[k - 1]);
+    CHECK(c.due == now + std::chrono::days(want[k - 1]));
+    // The factor is the seed's first Alea draw ("TIME_REPS_D·S"), not the card id's hash.
+    const double f = srs::sched::ts_fsrs_fuzz_factor(now.time_since_epoch().count(), 1, 0.0);
+    CHECK(c.scheduled_days == srs::sched::fuzz_interval(8, 0, 36500, f));
+  }
+  // Long-term with fuzz, the second review of the Good card above (3 days, then 3 days later):
+  // ts-fsrs gives Again 1, Hard 7, Good 12, Easy 21 days.
+  TsFsrs lt;
+  lt.enable_short_term = false;
+  const Scheduler<TsFsrs> plain_lt{{}, lt};
+  const Scheduler<TsFsrs> fuzzed_lt{o, lt};
+  const auto good = plain_lt.review(plain_lt.new_card(1, cs_t0), Rating::good, cs_t0).card;
+  const auto p = fuzzed_lt.preview(good, cs_t0 + std::chrono::days(3));
+  CHECK(p.again.card.scheduled_days == 1);
+  CHECK(p.hard.card.scheduled_days == 7);
+  CHECK(p.good.card.scheduled_days == 12);
+  CHECK(p.easy.card.scheduled_days == 21);
+  // ts_fsrs_fuzz = false: srs's factor (card id and reps).
+  TsFsrs own;
+  own.ts_fsrs_fuzz = false;
+  const Scheduler<TsFsrs> s_own{o, own};
+  const auto c = s_own.review(s_own.new_card(1, cs_t0), Rating::easy, cs_t0).card;
+  CHECK(c.scheduled_days == srs::sched::fuzz_interval(8, 0, 36500, srs::sched::fuzz_factor(1, 1)));
 }

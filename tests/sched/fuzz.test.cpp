@@ -5,6 +5,10 @@
 //   * fuzz_range: the bounds by hand, the floor of 2, the elapsed-days floor,
 //     the maximum interval;
 //   * splitmix64: the published first output of SplitMix64 seeded with 0;
+//   * js_number_string: JavaScript's String(x) for plain, exponent and edge
+//     values, and Alea: the first three outputs for seven seeds, both as
+//     node 20 printed them with ts-fsrs 5.4.2's own alea(); ts_fsrs_fuzz_seed's
+//     format;
 //   * property: for many seeds and intervals, the fuzzed interval lies in
 //     Anki's range [round(d − delta), round(d + delta)] (within the limits),
 //     is the same on every call, and reaches both ends of a narrow range.
@@ -17,6 +21,9 @@
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::round
 #include <cstdint>    // std::int32_t, std::int64_t, std::uint64_t
+#include <limits>     // std::numeric_limits
+#include <utility>    // std::pair
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 namespace fz = srs::sched;
@@ -115,4 +122,45 @@ TEST_CASE("fuzz: property: fuzzed intervals always lie in Anki's range, reproduc
     }
   }
   CHECK(checked > 100000);
+}
+
+TEST_CASE("fuzz: JavaScript's number printing and ts-fsrs's Alea generator") {
+  // String(x) under node 20.
+  const std::vector<std::pair<double, std::string>> printed{
+      {0.0, "0"}, {-0.0, "0"}, {1.0, "1"}, {100.0, "100"}, {123.456, "123.456"},
+      {0.1 + 0.2, "0.30000000000000004"}, {1e21, "1e+21"}, {1e20, "100000000000000000000"},
+      {123456789012345680000.0, "123456789012345680000"}, {1.5e21, "1.5e+21"}, {1e-7, "1e-7"},
+      {1.5e-7, "1.5e-7"}, {0.000001, "0.000001"}, {0.0000012345, "0.0000012345"}, {-2.5, "-2.5"},
+      {5e-324, "5e-324"}, {1.7976931348623157e308, "1.7976931348623157e+308"}, {2.3065 * 1.2931, "2.98253515"},
+      {7.123456789 * 3.98765432, "28.405883237989176"}, {1.0 / 3, "0.3333333333333333"},
+      {2.0 / 3 * 1e-6, "6.666666666666666e-7"}, {4.5e15, "4500000000000000"}, {123e-20, "1.23e-18"}};
+  for (const auto& p : printed) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const std::string& want = p.second;
+    CAPTURE(want);
+    CHECK(fz::js_number_string(p.first) == want);
+  }
+  CHECK(fz::js_number_string(std::numeric_limits<double>::quiet_NaN()) == "NaN");
+  CHECK(fz::js_number_string(-std::numeric_limits<double>::infinity()) == "-Infinity");
+
+  // alea(seed)() three times, ts-fsrs 5.4.2's generator under node 20.
+  struct Case {
+    const char* seed;
+    double out[3];
+  };
+  const Case cases[] = {
+      {"1705305600000_1_0", {0.9383607017807662, 0.5924431243911386, 0.5133170327171683}},
+      {"1705305600000_2_12.345678901234", {0.9082193137146533, 0.06142325606197119, 0.9117944645695388}},
+      {"1712345678901_7_38.9475620133", {0.9855162538588047, 0.42531627556309104, 0.3352496763691306}},
+      {"hello", {0.8750656815245748, 0.33650841237977147, 0.6642807484604418}},
+      {"", {0.1666577742435038, 0.4869158477522433, 0.00011322717182338238}},
+      {" ", {0.9419234925881028, 0.4005628558807075, 0.7376697603613138}},
+      {"-5_0_1e-7", {0.5713021897245198, 0.4158208672888577, 0.8086437731981277}}};
+  for (const Case& c : cases) {
+    CAPTURE(c.seed);
+    fz::Alea alea(c.seed);
+    for (const double want : c.out) CHECK(alea.next() == want);
+  }
+  CHECK(fz::ts_fsrs_fuzz_seed(1705305600000, 1, 0.0) == "1705305600000_1_0");
+  CHECK(fz::ts_fsrs_fuzz_seed(1712345678901, 7, 2.3065 * 1.2931) == "1712345678901_7_2.98253515");
+  CHECK(fz::ts_fsrs_fuzz_factor(1705305600000, 1, 0.0) == 0.9383607017807662);
 }

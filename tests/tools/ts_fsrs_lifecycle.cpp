@@ -2,14 +2,17 @@
 // The C++ half of the ctest crosscheck.ts_fsrs_lifecycle (tests/tools/ts_fsrs_lifecycle.sh):
 // replays the reviews that tests/tools/ts_fsrs_lifecycle.mjs scripted through ts-fsrs, with
 // srs::sched::Scheduler<compat::TsFsrs> and Scheduler<models::Fsrs6> under the same options
-// (fuzz off, learning steps 1 min and 10 min, each parameter set's relearning steps (10 min, or
-// 10 and 30 min, where ts-fsrs's clipParameters lowers w17 and w18) and maximum interval (36500
-// days, or 30, where ts-fsrs caps before its Hard < Good < Easy ordering), rollover 0, offset 0),
-// and compares after every review (and every repeat() outcome the script wrote):
+// (learning steps 1 min and 10 min, rollover 0, offset 0, and each parameter set's options:
+// relearning steps (10 min, or 10 and 30 min, where ts-fsrs's clipParameters lowers w17 and w18),
+// maximum interval (where ts-fsrs caps before its Hard < Good < Easy ordering), enable_short_term
+// (off: ts-fsrs's long-term scheduler, TsFsrs::enable_short_term) and fuzz (ts-fsrs's Alea draw,
+// TsFsrs::ts_fsrs_fuzz)), and compares after every review (and every repeat() outcome the
+// script wrote):
 //   * Scheduler<compat::TsFsrs>: due (ms), state, step, reps, lapses, S, D, scheduled and elapsed
-//     days and the retrievability before the review, all exactly; and the card rollback() restores
-//     (every 5th review of a card that was not new), exactly;
-//   * Scheduler<models::Fsrs6>: state, step, reps, lapses and elapsed days exactly, S and D within
+//     days and the retrievability before the review, all exactly; the card rollback() restores
+//     (every 5th review of a card that was not new) and the card forget() gives, exactly;
+//   * Scheduler<models::Fsrs6>, on the sets with short-term on and fuzz off (its own life cycle
+//     and fuzz differ by design): state, step, reps, lapses and elapsed days exactly, S and D within
 //     1e-6 relative or 1e-6 absolute (ts-fsrs rounds S to 8 decimals after every review: on a
 //     card whose S has fallen to 0.004 days that alone is 1e-6 relative, and the roundings
 //     accumulate), the retrievability within 1e-6 absolute; its dues and scheduled days are
@@ -76,7 +79,9 @@ void compare(const sched::Card<M>& got, const Expected& want, bool exact, const 
   if (got.reps != want.reps) mismatch("reps", got.reps, want.reps);
   if (got.lapses != want.lapses) mismatch("lapses", got.lapses, want.lapses);
   if (got.elapsed_days != want.elapsed) mismatch("elapsed_days", got.elapsed_days, want.elapsed);
-  if (!got.memory) {
+  if (want.state == 0 && want.s == 0 && want.d == 0) {  // ts-fsrs's empty memory (new, forgotten)
+    if (got.memory) mismatch("memory", got.memory->s, "none (S = D = 0)");
+  } else if (!got.memory) {
     mismatch("memory", "none", want.s);
   } else if (exact) {
     if (got.memory->s != want.s) mismatch("S", got.memory->s, want.s);
@@ -118,16 +123,19 @@ struct Side {
   sched::Scheduler<M> scheduler;
   std::map<int, sched::Card<M>> cards;
   std::map<int, sched::ReviewLog<M>> logs;  ///< each card's latest review
+  bool compared = true;                     ///< false: this side is not compared on this set
 };
 
 template <class M>
 sched::SchedulerOptions<M> options_of(const std::array<double, 21>& w, double retention,
-                                      const std::vector<std::chrono::minutes>& relearning, std::int32_t max_ivl) {
+                                      const std::vector<std::chrono::minutes>& relearning, std::int32_t max_ivl,
+                                      bool fuzz) {
   sched::SchedulerOptions<M> o;
   o.parameters = w;
   o.desired_retention = sched::DesiredRetention{retention};
   o.relearning_steps = relearning;
   o.maximum_interval = max_ivl;
+  o.enable_fuzz = fuzz;
   return o;  // the other options: the defaults, ts-fsrs's
 }
 
@@ -164,7 +172,7 @@ int main(int argc, char** argv) {
   std::map<int, Side<sched::compat::TsFsrs>> ts;
   std::map<int, Side<srs::models::Fsrs6>> f6;
   Tally tally;
-  long reviews = 0, previews = 0, rollbacks = 0;
+  long reviews = 0, previews = 0, rollbacks = 0, forgets = 0;
   std::string line;
   std::size_t line_no = 0;
   while (std::getline(in, line)) {
@@ -178,24 +186,54 @@ int main(int argc, char** argv) {
       double retention = 0;
       std::string relearning_list;
       std::int32_t max_ivl = 0;
+      int short_term = 0, fuzz = 0;
       std::array<double, 21> w{};
-      fields >> k >> retention >> relearning_list >> max_ivl;
+      fields >> k >> retention >> relearning_list >> max_ivl >> short_term >> fuzz;
       for (double& x : w) fields >> x;
       const std::vector<std::chrono::minutes> relearning = minutes_of(relearning_list);
-      if (!fields || relearning.empty() || max_ivl < 1) {
+      if (!fields || relearning.empty() || max_ivl < 1 || (short_term != 0 && short_term != 1) ||
+          (fuzz != 0 && fuzz != 1)) {
         std::cerr << argv[1] << ":" << line_no << ": bad set line\n";
         return 2;
       }
+      sched::compat::TsFsrs model;
+      model.enable_short_term = short_term == 1;
       sched::Scheduler<sched::compat::TsFsrs> ts_scheduler{
-          options_of<sched::compat::TsFsrs>(w, retention, relearning, max_ivl)};
+          options_of<sched::compat::TsFsrs>(w, retention, relearning, max_ivl, fuzz == 1), model};
       // FSRS-6 (srs's own arithmetic, which does not clip) gets the parameters ts-fsrs schedules
       // with: clipped for the relearning steps, as Scheduler<TsFsrs> clips them.
       const std::array<double, 21> clipped = ts_scheduler.parameters();
-      ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}, {}});
+      ts.emplace(k, Side<sched::compat::TsFsrs>{std::move(ts_scheduler), {}, {}, true});
       f6.emplace(k, Side<srs::models::Fsrs6>{sched::Scheduler<srs::models::Fsrs6>{options_of<srs::models::Fsrs6>(
-                                                 clipped, retention, relearning, max_ivl)},
+                                                 clipped, retention, relearning, max_ivl, false)},
                                              {},
-                                             {}});
+                                             {},
+                                             short_term == 1 && fuzz == 0});
+      continue;
+    }
+    if (kind == "f") {  // forget(card, TIME, RESET): compat::TsFsrs exactly, on both sides the card goes on
+      int k = 0, card = 0, idx = 0, reset = 0;
+      std::int64_t time_ms = 0;
+      std::string bar;
+      Expected want;
+      fields >> k >> card >> idx >> time_ms >> reset >> bar >> want;
+      if (!fields || bar != "|" || !ts.count(k) || !ts.at(k).cards.count(card) || (reset != 0 && reset != 1)) {
+        std::cerr << argv[1] << ":" << line_no << ": bad line: " << line << '\n';
+        return 2;
+      }
+      const sched::Time at{std::chrono::milliseconds(time_ms)};
+      std::ostringstream where;
+      where << "parameter set " << k << ", card " << card << ", review " << idx << " (forget at " << time_ms
+            << " ms, reset " << reset << ")";
+      auto forget = [&](auto& side, bool exact) {
+        auto result = side.scheduler.forget(side.cards.at(card), at, reset == 1);
+        side.cards.at(card) = result.card;
+        side.logs.insert_or_assign(card, result.log);
+        if (side.compared) compare(result.card, want, exact, where.str(), tally);
+      };
+      forget(ts.at(k), true);
+      forget(f6.at(k), false);
+      ++forgets;
       continue;
     }
     if (kind == "b") {  // rollback() of the card's latest review: compat::TsFsrs exactly
@@ -235,27 +273,28 @@ int main(int argc, char** argv) {
       auto it = side.cards.find(card);
       if (it == side.cards.end()) it = side.cards.emplace(card, side.scheduler.new_card(card, now)).first;
       if (kind == "p") {
-        compare(side.scheduler.preview(it->second, now)[g].card, want, exact, where.str(), tally);
+        if (side.compared) compare(side.scheduler.preview(it->second, now)[g].card, want, exact, where.str(), tally);
       } else {
-        compare_r(side.scheduler.retrievability(it->second, now), r_before, exact, where.str(), tally);
+        if (side.compared)
+          compare_r(side.scheduler.retrievability(it->second, now), r_before, exact, where.str(), tally);
         auto result = side.scheduler.review(it->second, g, now);
         it->second = result.card;
         side.logs.insert_or_assign(card, result.log);
-        compare(it->second, want, exact, where.str(), tally);
+        if (side.compared) compare(it->second, want, exact, where.str(), tally);
       }
     };
     run(ts.at(k), true);
     run(f6.at(k), false);
     (kind == "r" ? reviews : previews) += 1;
   }
-  std::cout << "ts_fsrs_lifecycle: " << reviews << " reviews, " << previews << " preview outcomes and " << rollbacks
-            << " rollbacks of "
+  std::cout << "ts_fsrs_lifecycle: " << reviews << " reviews, " << previews << " preview outcomes, " << rollbacks
+            << " rollbacks and " << forgets << " forgets of "
             << ts.size() << " parameter sets compared (" << tally.compared << " comparisons): "
             << tally.mismatches << " mismatches; models::Fsrs6's due differs from ts-fsrs's on "
             << tally.fsrs6_due_differs << " of " << tally.fsrs6_compared
             << " outcomes, its S and D by at most " << tally.fsrs6_max_rel << " (relative)\n";
-  if (reviews == 0 || rollbacks == 0) {
-    std::cerr << "ts_fsrs_lifecycle: no reviews or no rollbacks in " << argv[1] << '\n';
+  if (reviews == 0 || rollbacks == 0 || forgets == 0) {
+    std::cerr << "ts_fsrs_lifecycle: no reviews, rollbacks or forgets in " << argv[1] << '\n';
     return 1;
   }
   return tally.mismatches == 0 ? 0 : 1;

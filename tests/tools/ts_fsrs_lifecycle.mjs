@@ -3,20 +3,25 @@
 // (tests/tools/ts_fsrs_lifecycle.sh): many cards, each reviewed from new through its learning steps,
 // review, lapses and relearning over months, at review times drawn from a seeded generator; every
 // review and ts-fsrs's result after it is written as one text line, and for every 7th review the
-// four outcomes of repeat() too. tests/tools/ts_fsrs_lifecycle.cpp replays the same reviews through
+// four outcomes of repeat() too; some reviews are rolled back and some cards forgotten. Parameter
+// sets cover ts-fsrs's options: relearning steps, maximum interval, enable_short_term and fuzz. tests/tools/ts_fsrs_lifecycle.cpp replays the same reviews through
 // srs::sched::Scheduler and compares.
 //
 //   node ts_fsrs_lifecycle.mjs NODE_PREFIX OUT_FILE [CARDS]
 //
 // NODE_PREFIX: the folder whose node_modules/ holds ts-fsrs (tests/tools/npm_peers.sh DIR).
 // Output lines (numbers as JavaScript prints them: shortest round-trip decimal):
-//   set K RETENTION RELEARNING MAX_IVL W0 .. W20       a parameter set; RELEARNING: its relearning
+//   set K RETENTION RELEARNING MAX_IVL SHORT_TERM FUZZ W0 .. W20
+//                                                      a parameter set; RELEARNING: its relearning
 //                                                      steps in minutes, comma-separated; MAX_IVL:
-//                                                      its maximum interval in days
+//                                                      its maximum interval in days; SHORT_TERM and
+//                                                      FUZZ: enable_short_term and enable_fuzz, 0 or 1
 //   r K CARD IDX TIME RATING R_BEFORE | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED
 //   p K CARD IDX TIME RATING | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (repeat(), before the r line)
 //   b K CARD IDX | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED    (rollback() of the r line before it,
 //                                                                      every 5th review of a card not new)
+//   f K CARD IDX TIME RESET | DUE STATE STEP REPS LAPSES S D SCHEDULED ELAPSED   (forget(card, TIME, RESET)
+//                                                                      after the r line, RESET 0 or 1)
 // R_BEFORE is get_retrievability(card, TIME, false) before the review.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +48,10 @@ function mulberry32(seed) {
   };
 }
 
-// Each set: the desired retention, the parameters, the relearning steps (minutes), the maximum interval.
+// Each set: the desired retention, the parameters, the relearning steps (minutes), the maximum
+// interval, enable_short_term (default true) and enable_fuzz (default false).
+const fitted = [0.4, 1.1, 3.2, 12.0, 6.0, 0.7, 2.5, 0.02, 1.6, 0.2, 0.9, 1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 0.6, 0.15, 0.1,
+                0.25];
 const sets = [
   { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 36500 },
   // A fitted-looking vector inside ts-fsrs's clip boxes (so that clipping leaves it as it is).
@@ -56,6 +64,15 @@ const sets = [
   // The defaults under a maximum interval of 30 days: ts-fsrs caps each of Hard, Good and Easy
   // before ordering them, so Good and Easy can reach 31 and 32 days.
   { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 30 },
+  // ts-fsrs's long-term scheduler (enable_short_term: false): no learning steps, every answer
+  // schedules days, Again < Hard < Good < Easy for new cards too.
+  { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 36500, shortTerm: false },
+  // Fuzz on: ts-fsrs's Alea draw seeded with the review time, reps and D·S.
+  { retention: 0.9, w: [...default_w], relearning: [10], maxIvl: 36500, fuzz: true },
+  // Everything at once: fitted parameters, two relearning steps, a maximum interval, fuzz.
+  { retention: 0.85, w: [...fitted], relearning: [10, 30], maxIvl: 60, fuzz: true },
+  // Long-term with fuzz and a maximum interval.
+  { retention: 0.8, w: [...fitted], relearning: [10], maxIvl: 45, shortTerm: false, fuzz: true },
 ];
 
 const lines = [`# ts-fsrs ${FSRSVersion}`];
@@ -68,10 +85,13 @@ function fields(card) {
           card.difficulty, card.scheduled_days, card.elapsed_days].join(' ');
 }
 
-let lapses = 0, relearningReviews = 0, learningReviews = 0, reviewReviews = 0;
+let lapses = 0, relearningReviews = 0, learningReviews = 0, reviewReviews = 0, forgets = 0;
 sets.forEach((set, k) => {
-  lines.push(`set ${k} ${set.retention} ${set.relearning.join(',')} ${set.maxIvl} ${set.w.join(' ')}`);
-  const f = fsrs({ w: set.w, request_retention: set.retention, enable_fuzz: false, enable_short_term: true,
+  const shortTerm = set.shortTerm ?? true;
+  const fuzz = set.fuzz ?? false;
+  lines.push(`set ${k} ${set.retention} ${set.relearning.join(',')} ${set.maxIvl} ${Number(shortTerm)} ${Number(fuzz)} ` +
+             `${set.w.join(' ')}`);
+  const f = fsrs({ w: set.w, request_retention: set.retention, enable_fuzz: fuzz, enable_short_term: shortTerm,
                    learning_steps: ['1m', '10m'], relearning_steps: set.relearning.map((m) => `${m}m`),
                    maximum_interval: set.maxIvl });
   const rand = mulberry32(20240115 + k);
@@ -109,13 +129,20 @@ sets.forEach((set, k) => {
       if (idx % 5 === 2 && !wasNew) {
         lines.push(`b ${k} ${c} ${idx} | ${fields(f.rollback(card, result.log))}`);
       }
+      if (idx % 13 === 9) {  // forget, a random time up to 3 days after the review
+        now += Math.floor(rand() * 3 * 24 * 60) * MIN;
+        const reset = c % 2;
+        card = f.forget(card, new Date(now), reset === 1).card;
+        ++forgets;
+        lines.push(`f ${k} ${c} ${idx} ${now} ${reset} | ${fields(card)}`);
+      }
     }
   }
 });
 writeFileSync(outFile, lines.join('\n') + '\n');
 console.log(`ts-fsrs ${FSRSVersion}: ${sets.length} parameter sets x ${cards} cards; reviews in learning ${learningReviews}, ` +
-            `review ${reviewReviews} (lapses ${lapses}), relearning ${relearningReviews}`);
-if (lapses === 0 || relearningReviews === 0 || learningReviews === 0) {
-  console.error('the scripted life cycles miss a stage (learning, lapse or relearning)');
+            `review ${reviewReviews} (lapses ${lapses}), relearning ${relearningReviews}; forgets ${forgets}`);
+if (lapses === 0 || relearningReviews === 0 || learningReviews === 0 || forgets === 0) {
+  console.error('the scripted life cycles miss a stage (learning, lapse, relearning or forget)');
   process.exit(1);
 }

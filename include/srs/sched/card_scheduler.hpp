@@ -37,6 +37,11 @@
 ///  * elapsed days = day index of now − day index of the last review, a day
 ///    starting at the rollover hour of local time (UTC + offset); dues are
 ///    exact times: now + steps minutes, or now + interval × 24 h.
+/// Scheduler<compat::TsFsrs> with its ts-fsrs options follows ts-fsrs in the
+/// rest too: its fuzz (ts_fsrs_fuzz), its maximum-interval cap before the
+/// ordering, its rollback, and with enable_short_term off its LongTermScheduler
+/// (every answer schedules days; Again < Hard < Good < Easy; Again in any
+/// state but new is a lapse).
 /// The model's arithmetic is the free functions of srs/sched/scheduler.hpp
 /// (memory_state's init/next, next_interval, retrievability): this file adds
 /// the life cycle only.
@@ -58,7 +63,7 @@
 #include <srs/core/error.hpp>            // srs::UsageError
 #include <srs/data/dataset.hpp>          // data::Step
 #include <srs/data/revlog_builder.hpp>   // data::DayBoundary, data::max_time_ms
-#include <srs/sched/fuzz.hpp>            // fuzz_interval, fuzz_factor
+#include <srs/sched/fuzz.hpp>            // fuzz_interval, fuzz_factor, ts_fsrs_fuzz_factor
 #include <srs/sched/scheduler.hpp>       // Schedulable, MemoryState, Params, next_interval, retrievability
 
 namespace srs::sched {
@@ -66,8 +71,11 @@ namespace srs::sched {
 /// A point in time: milliseconds since the Unix epoch (what apps store).
 using Time = std::chrono::sys_time<std::chrono::milliseconds>;
 
-/// The four answer buttons (ts-fsrs's and Anki's numbering).
-enum class Rating : int { again = 1, hard = 2, good = 3, easy = 4 };
+/// The four answer buttons (ts-fsrs's and Anki's numbering), and `manual`
+/// (0, ts-fsrs's Rating.Manual): the rating of a log that records a change
+/// that was not an answer (forget). review() and preview() take the four
+/// answers only.
+enum class Rating : int { manual = 0, again = 1, hard = 2, good = 3, easy = 4 };
 
 /// The state of a card (ts-fsrs's and py-fsrs's numbering; Anki's card type
 /// with learning 1, review 2, relearning 3).
@@ -185,6 +193,7 @@ struct Preview {
       case Rating::hard: return hard;
       case Rating::good: return good;
       case Rating::easy: return easy;
+      case Rating::manual: break;
     }
     throw UsageError("rating must be 1..4, got " + std::to_string(static_cast<int>(rating)));
   }
@@ -276,17 +285,22 @@ class Scheduler {
 
   /// The card `id` rebuilt by reviewing a new card with each (time, rating) of
   /// `history` in turn (times non-decreasing): the same card and logs as
-  /// calling review() review by review (ts-fsrs's reschedule without manual
-  /// entries). The new card is created at the first review's time.
-  /// @throws UsageError for an empty history or times out of order
+  /// calling review() review by review. Entries rated Rating::manual (a
+  /// forget) are skipped, as ts-fsrs's reschedule skips manual entries by
+  /// default. The new card is created at the first answer's time.
+  /// @throws UsageError for a history without answers or times out of order
   Rescheduled<M> reschedule(std::int64_t id, std::span<const HistoryEntry> history) const {
-    if (history.empty()) throw UsageError("reschedule: the history of card " + std::to_string(id) + " is empty");
-    Rescheduled<M> out{new_card(id, history.front().time), {}};
+    std::size_t first = 0;
+    while (first < history.size() && history[first].rating == Rating::manual) ++first;
+    if (first == history.size())
+      throw UsageError("reschedule: the history of card " + std::to_string(id) + " has no answers");
+    Rescheduled<M> out{new_card(id, history[first].time), {}};
     out.logs.reserve(history.size());
     for (std::size_t k = 0; k < history.size(); ++k) {
       if (k > 0 && history[k].time < history[k - 1].time)
         throw UsageError("reschedule: review " + std::to_string(k + 1) + " of card " + std::to_string(id) +
                          " is earlier than review " + std::to_string(k) + " (reviews must be in time order)");
+      if (history[k].rating == Rating::manual) continue;
       auto r = review(out.card, history[k].rating, history[k].time);
       out.card = std::move(r.card);
       out.logs.push_back(std::move(r.log));
@@ -295,7 +309,8 @@ class Scheduler {
   }
 
   /// reschedule(card.id, the (review_time, rating) of each log): a card's
-  /// stored logs replayed under this scheduler's options (e.g. new parameters).
+  /// stored logs replayed under this scheduler's options (e.g. new parameters);
+  /// manual logs (forget) are skipped.
   /// @throws UsageError as reschedule(id, history), or for a log of another card
   Rescheduled<M> reschedule(const Card<M>& card, std::span<const ReviewLog<M>> logs) const {
     std::vector<HistoryEntry> history;
@@ -309,9 +324,13 @@ class Scheduler {
     return reschedule(card.id, history);
   }
 
-  /// The card as new again, due at `now` (ts-fsrs's forget): no memory state,
-  /// step 0, the last review kept; reps and lapses set to 0 when reset_counts.
-  Card<M> forget(const Card<M>& card, Time now, bool reset_counts) const {
+  /// The card as new again, due at `now`, and the log of the change (ts-fsrs's
+  /// forget): no memory state, step 0, the last review kept; reps and lapses
+  /// set to 0 when reset_counts. The log is rated Rating::manual, holds the
+  /// card before (as a review's log does) with review_time = now,
+  /// elapsed_days = 0 and scheduled_days = 0; rollback() refuses it, as
+  /// ts-fsrs's rollback refuses a manual log, and reschedule() skips it.
+  ReviewResult<M> forget(const Card<M>& card, Time now, bool reset_counts) const {
     check_card(card);
     check_time(now, "now");
     Card<M> out = card;
@@ -325,15 +344,19 @@ class Scheduler {
       out.reps = 0;
       out.lapses = 0;
     }
-    return out;
+    return {std::move(out), log_of(card, Rating::manual, now, 0, 0)};
   }
 
   /// The card before the review of `log`, exactly (undo): `log` must be the
   /// card's latest review. (compat::TsFsrs::rollback_due_at_review, on by
   /// default: as ts-fsrs's rollback, a card that was not new comes back due
   /// at the undone review's time.)
-  /// @throws UsageError for a log of another card or not of the latest review
+  /// @throws UsageError for a log of another card, not of the latest review,
+  ///         or of a forget (Rating::manual)
   Card<M> rollback(const Card<M>& card, const ReviewLog<M>& log) const {
+    if (log.rating == Rating::manual)
+      throw UsageError("rollback: the log of card " + std::to_string(log.card_id) +
+                       " records a forget (Rating::manual), not a review; it cannot be rolled back");
     if (log.card_id != card.id)
       throw UsageError("rollback: the log is of card " + std::to_string(log.card_id) + ", not of card " +
                        std::to_string(card.id));
@@ -361,6 +384,7 @@ class Scheduler {
     Card<M> card;              ///< the card before
     Time now;
     std::int32_t elapsed = 0;  ///< elapsed days
+    double fuzz = 0;           ///< the fuzz factor of this review, in [0, 1) (with enable_fuzz)
   };
 
   /// The delay (minutes) and step a rating gets from the step rules (ts-fsrs's
@@ -437,7 +461,27 @@ class Scheduler {
                          std::to_string(card.last_review->time_since_epoch().count()) + " ms)");
       ctx.elapsed = days_between(*card.last_review, now);
     }
+    if (options_.enable_fuzz) ctx.fuzz = fuzz_factor_of(card, now);
     return ctx;
+  }
+
+  /// The fuzz factor of a review of `card` at `now`: srs's (card id and reps),
+  /// or ts-fsrs's Alea draw (time, reps, D·S before) under compat::TsFsrs::ts_fsrs_fuzz.
+  double fuzz_factor_of(const Card<M>& card, Time now) const {
+    if constexpr (requires { model_.ts_fsrs_fuzz; }) {
+      if (model_.ts_fsrs_fuzz) {
+        const double d_times_s = card.memory ? card.memory->d * card.memory->s : 0.0;
+        return ts_fsrs_fuzz_factor(now.time_since_epoch().count(), card.reps + 1, d_times_s);
+      }
+    }
+    return fuzz_factor(card.id, card.reps + 1);
+  }
+
+  /// Whether reviews follow ts-fsrs's long-term scheduler (compat::TsFsrs with
+  /// enable_short_term off): no learning steps, every answer schedules days.
+  bool long_term() const {
+    if constexpr (requires { model_.enable_short_term; }) return !model_.enable_short_term;
+    return false;
   }
 
   /// The memory state after `rating` (the model's init for a new card).
@@ -447,12 +491,21 @@ class Scheduler {
     return model_.next(params(), *ctx.card.memory, step);
   }
 
-  /// next_interval of a memory state, fuzzed when enabled (seed: card id, reps after the review).
+  /// next_interval of a memory state, fuzzed when enabled (with the review's factor).
   std::int32_t interval_of(const Context& ctx, const MemoryState<M>& memory) const {
     const std::int32_t ivl =
         next_interval(model_, params(), memory, options_.desired_retention.value(), options_.maximum_interval);
     if (!options_.enable_fuzz) return ivl;
-    return fuzz_interval(ivl, ctx.elapsed, options_.maximum_interval, fuzz_factor(ctx.card.id, ctx.card.reps + 1));
+    return fuzz_interval(ivl, ctx.elapsed, options_.maximum_interval, ctx.fuzz);
+  }
+
+  /// The interval a review gives: capped after the ordering unless the model
+  /// caps before it only (compat::TsFsrs::cap_before_ordering, ts-fsrs's rule;
+  /// interval_of caps each interval before the ordering anyway).
+  std::int32_t capped(std::int32_t ordered) const {
+    bool cap_after = true;
+    if constexpr (requires { model_.cap_before_ordering; }) cap_after = !model_.cap_before_ordering;
+    return cap_after ? std::min(ordered, options_.maximum_interval) : ordered;
   }
 
   StepInfo step_info(const Card<M>& card, Rating rating) const {
@@ -473,7 +526,8 @@ class Scheduler {
       case Rating::good:
         if (cur + 1 < n) return {minutes(cur + 1), cur + 1};
         return {};
-      case Rating::easy: return {};
+      case Rating::easy:
+      case Rating::manual: return {};
     }
     return {};
   }
@@ -502,13 +556,65 @@ class Scheduler {
     }
   }
 
-  ReviewResult<M> outcome(const Context& ctx, Rating rating) const {
-    const Card<M>& before = ctx.card;
-    Card<M> next = before;
-    next.reps = before.reps + 1;
+  /// The card after `rating` before its state and due are set: one more rep,
+  /// the last review now, the elapsed days, the new memory state.
+  Card<M> answered(const Context& ctx, Rating rating) const {
+    Card<M> next = ctx.card;
+    next.reps = ctx.card.reps + 1;
     next.last_review = ctx.now;
     next.elapsed_days = ctx.elapsed;
     next.memory = next_memory(ctx, rating);
+    return next;
+  }
+
+  /// ts-fsrs's LongTermScheduler: from any state, the four answers' intervals
+  /// ordered Again < Hard < Good < Easy (each at least a day more than the
+  /// one before), the card in review; Again adds a lapse unless the card was new.
+  ReviewResult<M> long_term_outcome(const Context& ctx, Rating rating) const {
+    const Card<M>& before = ctx.card;
+    Card<M> next = answered(ctx, rating);
+    std::int32_t again = interval_of(ctx, next_memory(ctx, Rating::again));
+    std::int32_t hard = interval_of(ctx, next_memory(ctx, Rating::hard));
+    again = std::min(again, hard);
+    hard = std::max(hard, again + 1);
+    const std::int32_t good = std::max(interval_of(ctx, next_memory(ctx, Rating::good)), hard + 1);
+    const std::int32_t easy = std::max(interval_of(ctx, next_memory(ctx, Rating::easy)), good + 1);
+    const std::int32_t ivl = capped(rating == Rating::again  ? again
+                                    : rating == Rating::hard ? hard
+                                    : rating == Rating::good ? good
+                                                             : easy);
+    next.state = CardState::review;
+    next.step = 0;
+    next.scheduled_days = ivl;
+    next.due = ctx.now + std::chrono::days(ivl);
+    if (rating == Rating::again && before.state != CardState::new_card) next.lapses = before.lapses + 1;
+    ReviewLog<M> log = log_of(before, rating, ctx.now, ctx.elapsed, next.scheduled_days);
+    return {std::move(next), std::move(log)};
+  }
+
+  /// The log of a change of `before` at `now`.
+  static ReviewLog<M> log_of(const Card<M>& before, Rating rating, Time now, std::int32_t elapsed,
+                             std::int32_t scheduled_days = 0) {
+    ReviewLog<M> log;
+    log.card_id = before.id;
+    log.rating = rating;
+    log.review_time = now;
+    log.elapsed_days = elapsed;
+    log.scheduled_days = scheduled_days;
+    log.state = before.state;
+    log.memory = before.memory;
+    log.due = before.due;
+    log.step = before.step;
+    log.last_review = before.last_review;
+    log.last_scheduled_days = before.scheduled_days;
+    log.last_elapsed_days = before.elapsed_days;
+    return log;
+  }
+
+  ReviewResult<M> outcome(const Context& ctx, Rating rating) const {
+    if (long_term()) return long_term_outcome(ctx, rating);
+    const Card<M>& before = ctx.card;
+    Card<M> next = answered(ctx, rating);
     switch (before.state) {
       case CardState::new_card:
         apply_steps(ctx, next, rating, CardState::learning);
@@ -530,10 +636,7 @@ class Scheduler {
           hard = std::min(hard, good);
           good = std::max(good, hard + 1);
           std::int32_t easy = std::max(interval_of(ctx, next_memory(ctx, Rating::easy)), good + 1);
-          const std::int32_t chosen = rating == Rating::hard ? hard : rating == Rating::good ? good : easy;
-          bool cap_after = true;
-          if constexpr (requires { model_.cap_before_ordering; }) cap_after = !model_.cap_before_ordering;
-          const std::int32_t ivl = cap_after ? std::min(chosen, options_.maximum_interval) : chosen;
+          const std::int32_t ivl = capped(rating == Rating::hard ? hard : rating == Rating::good ? good : easy);
           next.state = CardState::review;
           next.step = 0;
           next.scheduled_days = ivl;
@@ -541,19 +644,7 @@ class Scheduler {
         }
         break;
     }
-    ReviewLog<M> log;
-    log.card_id = before.id;
-    log.rating = rating;
-    log.review_time = ctx.now;
-    log.elapsed_days = ctx.elapsed;
-    log.scheduled_days = next.scheduled_days;
-    log.state = before.state;
-    log.memory = before.memory;
-    log.due = before.due;
-    log.step = before.step;
-    log.last_review = before.last_review;
-    log.last_scheduled_days = before.scheduled_days;
-    log.last_elapsed_days = before.elapsed_days;
+    ReviewLog<M> log = log_of(before, rating, ctx.now, ctx.elapsed, next.scheduled_days);
     return {std::move(next), std::move(log)};
   }
 };

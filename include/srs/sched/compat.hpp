@@ -187,7 +187,17 @@ struct TsFsrs {
 
   static constexpr double s_min = 0.001;
   static constexpr double s_max = 36500.0;
-  bool enable_short_term = true;  ///< ts-fsrs's default: the same-day branch at t = 0, w19 >= 0.01
+  /// ts-fsrs's enable_short_term (its default, true): the same-day branch at
+  /// t = 0 and w19 >= 0.01. false: ts-fsrs's long-term mode — no same-day
+  /// branch, w17 and w18 unused, w19 >= 0; Scheduler<TsFsrs> then follows its
+  /// LongTermScheduler (no learning steps; every answer, the first included,
+  /// schedules days, ordered Again < Hard < Good < Easy).
+  bool enable_short_term = true;
+  /// ts-fsrs's fuzz (with SchedulerOptions::enable_fuzz): the factor is the
+  /// first draw of its Alea generator seeded with the review time, the reps
+  /// and D·S before the review (sched::ts_fsrs_fuzz_factor), so fuzzed due
+  /// dates equal ts-fsrs's. false: srs's factor (card id and reps).
+  bool ts_fsrs_fuzz = true;
   /// ts-fsrs's maximum interval: each of a review's Hard, Good and Easy
   /// intervals is capped at maximum_interval before they are ordered (Good >=
   /// Hard + 1, Easy >= Good + 1), so Good and Easy can pass the cap by a day
