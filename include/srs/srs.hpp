@@ -20,6 +20,7 @@
 #include <srs/core/parallel.hpp>
 #include <srs/core/tape.hpp>
 #include <srs/detail/args.hpp>
+#include <srs/detail/charconv.hpp>
 #include <srs/detail/cpu.hpp>
 #include <srs/detail/json.hpp>
 #include <srs/detail/matmul.hpp>

@@ -112,7 +112,10 @@ void check_entry(const Entry& e, bool collections, bool user_1) {
   const json::Value& ref = reference().at(e.reference);
   std::size_t compared = 0;
   for (const Source& src : sources(collections, user_1)) {
-    for (const auto& [dataset, ours] : run_bench(src, e.args, e.result)) {
+    for (const auto& [dataset_b, ours_b] : run_bench(src, e.args, e.result)) {
+      // (clang 14 cannot capture structured bindings: named copies of them)
+      const auto& dataset = dataset_b;
+      const auto& ours = ours_b;
       CAPTURE(dataset);
       REQUIRE(ref.contains(dataset));
       const json::Value& r = ref.at(dataset);

@@ -6,7 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <bit>           // std::bit_cast
-#include <charconv>      // std::from_chars
 #include <cmath>         // std::isnan, std::signbit
 #include <cstdint>       // std::uint64_t
 #include <limits>        // std::numeric_limits
@@ -14,7 +13,8 @@
 #include <string>        // std::string
 #include <system_error>  // std::errc
 
-#include <srs/detail/number.hpp>  // srs::detail::shortest_repr, round_decimal, write_repr, append_repr
+#include <srs/detail/charconv.hpp>  // srs::detail::parse_double
+#include <srs/detail/number.hpp>    // srs::detail::shortest_repr, round_decimal, write_repr, append_repr
 
 namespace {
 
@@ -809,7 +809,7 @@ double read_back(const std::string& text) {
   if (text == "Infinity") return inf;
   if (text == "-Infinity") return -inf;
   double x = 0;
-  const auto res = std::from_chars(text.data(), text.data() + text.size(), x);
+  const auto res = srs::detail::parse_double(text.data(), text.data() + text.size(), x);
   REQUIRE(res.ec == std::errc{});
   REQUIRE(res.ptr == text.data() + text.size());
   return x;

@@ -138,7 +138,10 @@ Revlog one_long_card() {
 /// No NaN or infinity anywhere in a result; fallbacks recorded in its line.
 void check_finite(const UserResult& res) {
   CHECK(res.size > 0);
-  for (const auto& [name, v] : res.metrics) {
+  for (const auto& [name_b, v_b] : res.metrics) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& name = name_b;
+    const auto& v = v_b;
     CAPTURE(name);
     CHECK((!v || std::isfinite(*v)));
   }

@@ -59,8 +59,14 @@ const srs::detail::json::Value& results() {
 TEST_CASE("reference7: every metric of the reference's result lines, from its raw predictions, to 6 decimals") {
   using namespace reference7_metrics_test;
   std::size_t pairs = 0;
-  for (const auto& [entry, by_dataset] : results().as_object()) {
-    for (const auto& [dataset, ref] : by_dataset.as_object()) {
+  for (const auto& [entry_b, by_dataset_b] : results().as_object()) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& entry = entry_b;
+    const auto& by_dataset = by_dataset_b;
+    for (const auto& [dataset_b, ref_b] : by_dataset.as_object()) {
+      // (clang 14 cannot capture structured bindings: named copies of them)
+      const auto& dataset = dataset_b;
+      const auto& ref = ref_b;
       CAPTURE(entry);
       CAPTURE(dataset);
       const std::vector<srs::Prediction> pooled = predictions(srs::test::read_reference7_raw(entry, dataset));
@@ -68,7 +74,10 @@ TEST_CASE("reference7: every metric of the reference's result lines, from its ra
       ev::MetricSet<ev::LogLoss, ev::Rmse, ev::Mbe, ev::Auc, ev::RmseBins, ev::Ici, ev::PrecisionAt90, ev::RecallAt90>
           m;
       for (const srs::Prediction& r : pooled) m.add(r);
-      for (const auto& [name, value] : m.values()) {
+      for (const auto& [name_b, value_b] : m.values()) {
+        // (clang 14 cannot capture structured bindings: named copies of them)
+        const auto& name = name_b;
+        const auto& value = value_b;
         CAPTURE(name);
         REQUIRE(value);
         CHECK(srs::detail::round_decimal(*value, 6) == ref.at(std::string(name)).as_double());
@@ -84,7 +93,10 @@ TEST_CASE("reference7: smECE of the reference's predictions for user 1 equals it
   // The published result lines of user 1 (srs-benchmark result files @d9472bc3 and @bd9110f7).
   const std::pair<const char*, double> published[] = {
       {"FSRS-7", 0.052853}, {"FSRS-7-default", 0.103209}, {"SBD", 0.031037}};
-  for (const auto& [entry, value] : published) {
+  for (const auto& [entry_b, value_b] : published) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& entry = entry_b;
+    const auto& value = value_b;
     CAPTURE(entry);
     ev::SmoothEce m;
     for (const srs::Prediction& r : predictions(srs::test::read_reference7_raw(entry, "anki10k_user1"))) m.add(r);

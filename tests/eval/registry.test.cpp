@@ -278,7 +278,10 @@ TEST_CASE("registry: the reference benchmark's own result names") {
       {"NN-17", 39},
       {"NN-17-no_test_same_day-no_train_same_day-train_equals_test-dev", 39},
   };
-  for (const auto& [name, count] : known) {
+  for (const auto& [name_b, count_b] : known) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& name = name_b;
+    const auto& count = count_b;
     CAPTURE(name);
     CHECK(count_of(name) == count);
   }

@@ -935,7 +935,10 @@ TEST_CASE("srs_bench: neural models: --pretrain-users/--save-weights, then --wei
        "exactly one --model"},
       {d + " --model GRU-P --weights " + sh_quote((tmp.path / "none.json").string()), "cannot read"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& [args_b, message_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& args = args_b;
+    const auto& message = message_b;
     CAPTURE(args);
     const Run r = bench(tmp, args);
     CAPTURE(r.err);
@@ -1002,7 +1005,10 @@ TEST_CASE("srs_bench: --duration feeds the LSTM each review's duration, and only
       {d + " --model LSTM --duration --weights " + sh_quote(plain.string()), "pretrained without durations"},
       {d + " --model LSTM --weights " + sh_quote(durations.string()), "pretrained with --duration"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& [args_b, message_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& args = args_b;
+    const auto& message = message_b;
     CAPTURE(args);
     const Run r = bench(tmp, args);
     CAPTURE(r.err);
@@ -1056,7 +1062,10 @@ TEST_CASE("srs_bench: GRU-mix: Reptile pretraining, the reference's GRU result n
       {d + " --model GRU-mix --short", "GRU-mix runs only with --secs"},
       {d + " --model GRU --short --secs", "--model GRU-mix"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& [args_b, message_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& args = args_b;
+    const auto& message = message_b;
     CAPTURE(args);
     const Run bad = bench(tmp, args);
     CAPTURE(bad.err);

@@ -408,7 +408,10 @@ TEST_CASE("report: srs-report's parameter counts by result name") {
   for (const auto& [name, count] : cases) write_model(dir, {name, 0.05, 0.0, false, 1}, 3);
   const Run r = report(tmp, sh_quote(dir.string()) + " --no-paired --resamples 20");
   REQUIRE(r.status == 0);
-  for (const auto& [name, count] : cases) {
+  for (const auto& [name_b, count_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& name = name_b;
+    const auto& count = count_b;
     CAPTURE(name);
     const std::string row = row_of(r.out, "Weighted by number of reviews", name);
     CHECK(row.find(std::string(" | ") + count + " | ") != std::string::npos);
@@ -427,7 +430,10 @@ TEST_CASE("report: srs-report prints a parameter count for srs-bench's result na
       {"--model Anki-SM-2", {"Anki-SM-2", "0"}},
       {"--model FSRS-6 --short --two_buttons --fast", {"FSRS-6-binary-short-fast", "17"}},
   };
-  for (const auto& [args, expected] : cases) {
+  for (const auto& [args_b, expected_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& args = args_b;
+    const auto& expected = expected_b;
     CAPTURE(args);
     const Run bench = run(tmp, SRS_BENCH_EXE,
                           "--demo --demo-users 2 --threads 2 --quiet --out " + sh_quote(dir.string()) + " " + args);
@@ -437,7 +443,10 @@ TEST_CASE("report: srs-report prints a parameter count for srs-bench's result na
   const Run r = report(tmp, sh_quote(dir.string()) + " --no-paired --resamples 50 --no-html");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   for (const auto& [args, expected] : cases) {
-    const auto& [name, count] = expected;
+    const auto& [name_b, count_b] = expected;
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& name = name_b;
+    const auto& count = count_b;
     CAPTURE(name);
     for (const char* section : {"Weighted by number of reviews", "Weighted by number of users (unweighted)"}) {
       const std::string row = row_of(r.out, section, name);

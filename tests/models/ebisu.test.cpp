@@ -8,7 +8,7 @@
 //   * single updates of (0.2, 0.2, 512) after a success and after a failure at
 //     several tnow: the rebalanced model predicts exactly 1/2 at its new T; the
 //     new Beta's mean and variance equal the moments M_1, M_2 − M_1² of the
-//     posterior at ε = T'/tnow, recomputed here with std::beta (C++17) from the
+//     posterior at ε = T'/tnow, recomputed here with Boost.Math's beta from the
 //     spec's formulas; α', β', T' against reference values printed by
 //     tests/tools/gen_ebisu_golden.py (an independent SciPy transcription of the
 //     spec: scipy.special.beta / betaln, brentq);
@@ -29,9 +29,11 @@
 
 #include <doctest/doctest.h>  // TEST_CASE, SUBCASE, CHECK, CAPTURE, CHECK_THROWS_AS
 
+#include <boost/math/special_functions/beta.hpp>  // boost::math::beta (libc++ has no std::beta)
+
 #include <algorithm>  // std::max
 #include <array>      // std::array
-#include <cmath>      // std::beta, std::abs
+#include <cmath>      // std::abs
 #include <cstddef>    // std::size_t
 #include <span>       // std::span
 #include <vector>     // std::vector
@@ -105,12 +107,12 @@ constexpr double p_at_zero_golden = 0.9999949526130275;
 // END GENERATED ebisu-delta0
 // clang-format on
 
-/// The spec's posterior moment M_N(ε) of a single quiz on model m, with std::beta.
+/// The spec's posterior moment M_N(ε) of a single quiz on model m, with the Beta function.
 double moment(const EbisuPrior& m, bool success, double tnow, double n, double eps) {
   const double d = tnow / m.t;
-  if (success) return std::beta(m.alpha + d + n * d * eps, m.beta) / std::beta(m.alpha + d, m.beta);
-  return (std::beta(m.alpha + n * d * eps, m.beta) - std::beta(m.alpha + d + n * d * eps, m.beta)) /
-         (std::beta(m.alpha, m.beta) - std::beta(m.alpha + d, m.beta));
+  if (success) return boost::math::beta(m.alpha + d + n * d * eps, m.beta) / boost::math::beta(m.alpha + d, m.beta);
+  return (boost::math::beta(m.alpha + n * d * eps, m.beta) - boost::math::beta(m.alpha + d + n * d * eps, m.beta)) /
+         (boost::math::beta(m.alpha, m.beta) - boost::math::beta(m.alpha + d, m.beta));
 }
 
 }  // namespace

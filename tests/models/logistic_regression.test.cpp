@@ -229,7 +229,8 @@ TEST_CASE("logistic regression: coefficients, logit and row weights in float32")
   rho[1] = -2.5;
   const std::array<float, 34> c = LR::coefficients(rho);
   CHECK(c[0] == LR::spread[0] + LR::mean[0]);
-  CHECK(c[1] == -2.5f * LR::spread[1] + LR::mean[1]);
+  const float product = -2.5f * LR::spread[1];  // (apart: clang would fuse a·b + c in one expression)
+  CHECK(c[1] == product + LR::mean[1]);
   CHECK(c[0] == doctest::Approx(0.2869 - 0.9012).epsilon(1e-6));
   // The logit sums in feature order, each term rounded: with x = 1 everywhere, the running float sum of c.
   LR::Features ones{};

@@ -172,7 +172,15 @@ std::array<double, N> pass(Kernel& k, const Batch& b, const Lanes* lanes, std::v
 
 /// The lanes of `lanes` against the scalar pass on batches of `model`; the
 /// number of batches compared (0 when this build or CPU has no such lanes).
-std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& clamped) {
+/// A batch's gradient may differ from the scalar pass's at an exact tie: a
+/// stability whose value before the clamp equals the clamp's bound (at_bounds'
+/// parameters make such coincidences, e.g. w10 = s_min times (S + 1)^1 − 1 =
+/// S = 1). The vector pow, within 4 ulp of libm's, can land a ulp below the
+/// bound, where the clamp passes no gradient, while the scalar pass sits on it
+/// and passes it (both are subgradients). `ties` counts the batches where the
+/// gradients differ and a row's state is on a stability bound; a difference
+/// without such a state fails.
+std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& clamped, std::size_t& ties) {
   if (srs::optim::detail::resolve_lanes_log1p(lanes) != lanes) return 0;
   Kernel k(model);
   std::size_t batches = 0;
@@ -191,16 +199,31 @@ std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& c
     }
     double scale = 1;
     for (const double g : g_scalar) scale = std::max(scale, std::abs(g - 0.5));
-    for (std::size_t j = 0; j < N; ++j) {
-      CAPTURE(j);
-      CHECK(std::abs(g_lanes[j] - g_scalar[j]) <= 1e-11 * scale);
+    bool on_bound = false;  // a row's state on a stability bound (where a tie can be)
+    for (const Row& r : b.rows) {
+      const auto st = srs::optim::replay(model, std::span<const double, N>(w),
+                                         std::span<const Step>(b.hist[r.hist].data(), r.len));
+      const double lo = model.min_stability(), hi = model.s_max;
+      on_bound = on_bound || st.s == lo || st.s == hi || st.s_short == lo || st.s_short == hi;
     }
     // tree_row for each row after begin_tree(tree, lanes): the same
     // predictions bit for bit (each lane its own), the gradient to rounding.
     std::vector<double> p_single;
     const std::array<double, N> g_single = pass(k, b, &lanes, p_single, true);
     CHECK(p_single == p_lanes);
-    for (std::size_t j = 0; j < N; ++j) CHECK(std::abs(g_single[j] - g_scalar[j]) <= 1e-11 * scale);
+    bool same = true;
+    for (std::size_t j = 0; j < N; ++j)
+      same = same && std::abs(g_lanes[j] - g_scalar[j]) <= 1e-11 * scale &&
+             std::abs(g_single[j] - g_scalar[j]) <= 1e-11 * scale;
+    if (!same && on_bound) {
+      ++ties;
+    } else {
+      for (std::size_t j = 0; j < N; ++j) {
+        CAPTURE(j);
+        CHECK(std::abs(g_lanes[j] - g_scalar[j]) <= 1e-11 * scale);
+        CHECK(std::abs(g_single[j] - g_scalar[j]) <= 1e-11 * scale);
+      }
+    }
     // Lanes::scalar through the lanes' calls: the scalar pass, bit for bit.
     const Lanes scalar = Lanes::scalar;
     std::vector<double> p_again;
@@ -224,13 +247,15 @@ std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& c
 TEST_CASE("FSRS-7's lane passes equal the scalar tree pass (predictions to 1e-13, gradient to 1e-11)") {
   srs::models::Fsrs7 secs;
   secs.secs = true;
-  std::size_t clamped = 0, compared = 0;
+  std::size_t clamped = 0, compared = 0, ties = 0;
   for (const Lanes lanes : {Lanes::sse2, Lanes::avx2}) {
     CAPTURE(static_cast<int>(lanes));
-    compared += compare(secs, lanes, clamped);
-    compared += compare(srs::models::Fsrs7{}, lanes, clamped);  // whole days, the other stability floor
+    compared += compare(secs, lanes, clamped, ties);
+    compared += compare(srs::models::Fsrs7{}, lanes, clamped, ties);  // whole days, the other stability floor
   }
-  // Where this build has the lanes (x86-64, GCC, glibc >= 2.35), the SSE2 pair at least ran.
+  // Exact ties are rare: one batch of the 24 per width here (seed 20, whole days: w10 = 0.01 = s_min).
+  CHECK(ties <= 2);
+  // Where this build has the lanes (x86-64, GCC or clang, glibc >= 2.35), the SSE2 pair at least ran.
   CHECK(compared == (SRS_DETAIL_HAVE_LANES_LOG1P ? (srs::optim::detail::lanes_have_avx2() ? 96u : 48u) : 0u));
   if (compared > 0) CHECK(clamped > 50);
 }

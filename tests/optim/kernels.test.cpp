@@ -243,11 +243,14 @@ HarnessCounts check_kernel(const M& m, std::uint64_t n_cards) {
           return [&r, k](double p) { return r.weight[k] * srs::optim::bce_derivative(p, r.y[k]); };
         };
         std::array<double, N> alone{};
-        for (const auto& [card, k] : rows)
+        for (const auto& row : rows) {  // (not a structured binding: clang 14 cannot capture one)
+          const auto& card = row.first;
+          const std::size_t k = row.second;
           kernel.card(
               std::span<const Step>(card->data(), r.len[k]), 1, [&](std::size_t) { return r.len[k]; },
               [&](std::size_t) { return r.dt[k]; }, [&](std::size_t, double p) { return coef(k)(p); },
               std::span<double, N>(alone));
+        }
         std::array<double, N> shared{};
         if constexpr (srs::optim::ReplaysHistoryTrees<K>) {
           srs::optim::HistoryTree tree;

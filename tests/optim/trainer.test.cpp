@@ -422,9 +422,12 @@ TEST_CASE("train: on_epoch reports the best-epoch losses, from FSRS-6's loss pas
   // the rest with the kernel's predict<true> (the same powers, libm's exp and
   // log). Fsrs6Forward (the generic kernel) evaluates them in a separate pass
   // with std::pow. Both ways: TrainOptions::lanes automatic and scalar.
-  for (const auto& [days, want] :
+  for (const auto& [days_b, want_b] :
        {std::pair{20, srs::optim::Lanes::automatic}, std::pair{150, srs::optim::Lanes::automatic},
         std::pair{20, srs::optim::Lanes::scalar}, std::pair{150, srs::optim::Lanes::scalar}}) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& days = days_b;
+    const auto& want = want_b;
     // (20 days: one batch per epoch; 150: several)
     CAPTURE(days);
     CAPTURE(static_cast<int>(want));

@@ -34,7 +34,7 @@ TEST_CASE("report: esc escapes HTML") {
 TEST_CASE("report: html_page is one self-contained page with every chart") {
   report_test::TempDir tmp;
   report_test::write_model(tmp.path, {"FSRS-6", 0.03, 0.0, true, 1}, 8);
-  report_test::write_model(tmp.path, {"SM-2-short", 0.05, 0.0, true, 4}, 8);
+  report_test::write_model(tmp.path, {"SM-2-short", 0.05, 0.05, true, 4}, 8);
   report_test::write_model(tmp.path, {"AVG", 0.12, 0.0, false, 2}, 8);
   srs::report::ReportOptions o;
   o.source = "results <mine>";

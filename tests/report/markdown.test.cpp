@@ -97,7 +97,7 @@ TEST_CASE("report: markdown of a report") {
   report_test::TempDir tmp;
   report_test::write_model(tmp.path, {"FSRS-6-short", 0.03, 0.0, true, 1}, 8);
   report_test::write_model(tmp.path, {"MOVING-AVG", 0.12, 0.02, false, 2}, 8);
-  report_test::write_model(tmp.path, {"My-model", 0.06, 0.01, false, 3}, 8);
+  report_test::write_model(tmp.path, {"My-model", 0.06, 0.05, false, 3}, 8);
   // A model the registry does not know, with "parameters" in its lines (6 per partition).
   std::string with_params;
   for (int u = 1; u <= 8; ++u)

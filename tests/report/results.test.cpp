@@ -103,7 +103,10 @@ TEST_CASE("report: read_results names the file, line and field of bad input") {
        file + ":1: column 'calibration': calibration: \"n\" must be an array of 2 entries"},
       {"\n \n", file + ": no result lines"},
   };
-  for (const auto& [text, needle] : cases) {
+  for (const auto& [text_b, needle_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& text = text_b;
+    const auto& needle = needle_b;
     CAPTURE(text);
     const std::string message = results_error(tmp.path, text);
     CHECK_MESSAGE(report_test::contains(message, needle), message);

@@ -149,7 +149,10 @@ TEST_CASE("compat::TsFsrs reproduces ts-fsrs's unit tests") {
                                          1.6, 0.08, 0.3, 1.4, 0.5, 2.2, 1.2, 0.9, 0.1, 0.25};
     const std::array<std::pair<std::size_t, double>, 5> ceilings{
         {{0, 1.2}, {1, 1.2}, {2, 0.53605455}, {3, 0.43768671}, {5, 0.33903067}}};
-    for (const auto& [n, w17] : ceilings) {
+    for (const auto& [n_b, w17_b] : ceilings) {
+      // (clang 14 cannot capture structured bindings: named copies of them)
+      const auto& n = n_b;
+      const auto& w17 = w17_b;
       CAPTURE(n);
       std::array<double, 21> c = trained;
       m.clip_parameters(c, n);

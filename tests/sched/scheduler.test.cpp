@@ -130,7 +130,11 @@ TEST_CASE("retrievability: the FSRS-6 curve (fsrs-rs unit-test values)") {
                                                     {3, 4, 0.9185229},
                                                     {4, 4, 0.9},
                                                     {5, 2, 0.8261359}}};
-  for (const auto& [t, s, r] : cases) {
+  for (const auto& [t_b, s_b, r_b] : cases) {
+    // (clang 14 cannot capture structured bindings: named copies of them)
+    const auto& t = t_b;
+    const auto& s = s_b;
+    const auto& r = r_b;
     CAPTURE(t);
     CHECK(sched::retrievability(m, w, {s, 5.0}, t) == doctest::Approx(r).epsilon(1e-6));
   }

@@ -9,6 +9,7 @@
 #include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
 
 #include <algorithm>     // std::clamp
+#include <cmath>         // std::sqrt, std::log, std::cos
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::int64_t, std::uint64_t
 #include <cstdlib>       // std::system
@@ -16,7 +17,6 @@
 #include <fstream>       // std::ifstream, std::ofstream
 #include <iterator>      // std::istreambuf_iterator
 #include <optional>      // std::optional
-#include <random>        // std::mt19937_64, std::random_device, distributions
 #include <string>        // std::string, std::to_string
 #include <string_view>   // std::string_view
 #include <system_error>  // std::error_code
@@ -28,6 +28,7 @@
 #include <srs/detail/number.hpp>     // srs::detail::round_decimal
 #include <srs/eval/calibration.hpp>  // srs::eval::CalibrationGraph, Ici, calibration_json
 #include <srs/eval/metrics.hpp>      // srs::eval::LogLoss, RmseBins, Auc, Rmse, Mbe
+#include <srs/sched/synthetic.hpp>    // srs::sched::detail::Xoshiro256 (the same draws on every library)
 #include <support/temp_dir.hpp>      // srs::test::TempDir, sh_quote, read_file
 
 namespace report_test {
@@ -92,10 +93,17 @@ struct SyntheticModel {
 /// writes them. `null_auc` writes "AUC": null.
 inline json::Value synthetic_line(const SyntheticModel& m, std::int64_t user, std::size_t reviews,
                                   bool null_auc = false) {
-  std::mt19937_64 truth(static_cast<std::uint64_t>(user) * 7919u + 17u);
-  std::mt19937_64 noise(m.seed * 1000003u + static_cast<std::uint64_t>(user));
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::normal_distribution<double> err(m.bias, m.noise);
+  // xoshiro256** and Box-Muller rather than std::*_distribution, whose draws differ between
+  // standard libraries: the same synthetic results with libstdc++ and libc++.
+  using Rng = srs::sched::detail::Xoshiro256;
+  Rng truth(static_cast<std::uint64_t>(user) * 7919u + 17u);
+  Rng noise(m.seed * 1000003u + static_cast<std::uint64_t>(user));
+  auto unit = [](Rng& r) { return r.uniform(); };
+  auto err = [&m](Rng& r) {
+    const double u1 = 1.0 - r.uniform();  // (0, 1]
+    const double u2 = r.uniform();
+    return m.bias + m.noise * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  };
   srs::eval::LogLoss ll;
   srs::eval::RmseBins bins;
   srs::eval::Auc auc;

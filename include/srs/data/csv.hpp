@@ -37,11 +37,13 @@
 #include <charconv>      // std::from_chars
 #include <cstddef>       // std::size_t, std::ptrdiff_t
 #include <cstdint>       // std::int32_t, std::int64_t, std::uint64_t
+#include <cstdio>        // std::FILE, std::fopen, std::fread, std::ferror, std::fclose
 #include <cstring>       // std::memchr
 #include <filesystem>    // std::filesystem::path, status, file_size
-#include <fstream>       // std::ifstream
+#include <fstream>       // std::ofstream
 #include <ios>           // std::ios::binary, std::streamsize
 #include <limits>        // std::numeric_limits
+#include <memory>        // std::unique_ptr
 #include <string>        // std::string
 #include <string_view>   // std::string_view
 #include <system_error>  // std::errc, std::error_code, std::generic_category
@@ -302,6 +304,8 @@ class RevlogCsvParser {
 };
 
 /// The whole content of `file`; InputError (line 0, with the OS reason) if it cannot be read.
+/// (C stdio, not std::ifstream: libc++'s file streams report a read error as
+/// the end of the file, and ferror() tells them apart under every library.)
 inline std::string read_whole_file(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::error_code ec;
@@ -309,28 +313,20 @@ inline std::string read_whole_file(const std::filesystem::path& file) {
   if (ec) throw InputError(name, 0, "", "cannot read the file: " + ec.message());
   if (std::filesystem::is_directory(status))
     throw InputError(name, 0, "", "cannot read the file: it is a directory, expected a file");
+  auto reason_of = [](int err, const char* otherwise) {
+    return err != 0 ? std::generic_category().message(err) : std::string(otherwise);
+  };
   errno = 0;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    const std::string reason = err != 0 ? std::generic_category().message(err) : std::string("unknown reason");
-    throw InputError(name, 0, "", "cannot open the file: " + reason);
-  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(name.c_str(), "rb"), &std::fclose);
+  if (!in) throw InputError(name, 0, "", "cannot open the file: " + reason_of(errno, "unknown reason"));
   std::string data;
   const auto size = std::filesystem::file_size(file, ec);
-  if (!ec && size > 0) {
-    data.resize(static_cast<std::size_t>(size));
-    in.read(data.data(), static_cast<std::streamsize>(data.size()));
-    data.resize(static_cast<std::size_t>(in.gcount()));
-  }
-  // The rest, if the size was unknown or the file grew.
+  if (!ec && size > 0) data.reserve(static_cast<std::size_t>(size));
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) data.append(buf, static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) {
-    const int err = errno;
-    const std::string reason = err != 0 ? std::generic_category().message(err) : std::string("I/O error");
-    throw InputError(name, 0, "", "error while reading the file: " + reason);
-  }
+  errno = 0;
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, in.get())) > 0;) data.append(buf, got);
+  if (std::ferror(in.get()))
+    throw InputError(name, 0, "", "error while reading the file: " + reason_of(errno, "I/O error"));
   return data;
 }
 

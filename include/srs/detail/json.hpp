@@ -40,6 +40,7 @@
 #include <vector>        // std::vector
 
 #include <srs/core/error.hpp>     // srs::Error, srs::InputError
+#include <srs/detail/charconv.hpp>  // srs::detail::parse_double
 #include <srs/detail/number.hpp>  // srs::detail::append_repr
 
 namespace srs::detail::json {
@@ -657,7 +658,7 @@ class Parser {
       // Too large for int64: read it as a double below (Python would keep a big int).
     }
     double d = 0;
-    const auto res = std::from_chars(start, p_, d);
+    const auto res = srs::detail::parse_double(start, p_, d);
     if (res.ec == std::errc::result_out_of_range) return Value(out_of_range_value(start, p_));
     if (res.ec != std::errc{} || res.ptr != p_) fail_at(start_mark, "expected a number");
     return Value(d);

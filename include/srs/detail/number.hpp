@@ -20,12 +20,14 @@
 /// exponent layout, so only the fixed range needs rewriting.
 #pragma once
 
-#include <charconv>      // std::to_chars, std::from_chars, std::chars_format
+#include <charconv>      // std::to_chars, std::chars_format
 #include <cmath>         // std::isfinite, std::isnan, std::isinf
 #include <cstddef>       // std::size_t
 #include <string>        // std::string
 #include <string_view>   // std::string_view
 #include <system_error>  // std::errc
+
+#include <srs/detail/charconv.hpp>  // srs::detail::parse_double
 
 namespace srs::detail {
 
@@ -40,7 +42,7 @@ inline double round_decimal(double x, int decimals) {
   const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed, decimals);
   if (res.ec != std::errc{}) return x;
   double out = x;
-  std::from_chars(buf, res.ptr, out);
+  parse_double(buf, res.ptr, out);
   return out == 0 ? 0.0 : out;  // Python prints -0.0 for negatives rounding to zero; we never emit it
 }
 

@@ -89,7 +89,12 @@ struct LogisticRegression {
   template <class T>
   static std::array<float, num_params> coefficients(const std::array<T, num_params>& residual) {
     std::array<float, num_params> c{};
-    for (std::size_t k = 0; k < num_params; ++k) c[k] = static_cast<float>(residual[k]) * spread[k] + mean[k];
+    for (std::size_t k = 0; k < num_params; ++k) {
+      // Two statements: clang contracts a·b + c within one expression into a
+      // fused multiply-add where the target has one (-ffp-contract=on).
+      const float product = static_cast<float>(residual[k]) * spread[k];
+      c[k] = product + mean[k];
+    }
     return c;
   }
 

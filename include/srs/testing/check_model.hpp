@@ -517,8 +517,11 @@ inline double rel_diff(double a, double b) {
 }
 inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
-/// The shortest text that reads back to x ("0.1", "1e-06", "nan", "inf").
+/// The shortest text that reads back to x ("0.1", "1e-06", "nan", "-inf"); a
+/// NaN is "nan" or "-nan" on every standard library (libc++'s to_chars writes
+/// "-nan(ind)").
 inline std::string num(double x) {
+  if (std::isnan(x)) return std::signbit(x) ? "-nan" : "nan";
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, x);
   return std::string(buf, r.ptr);
