@@ -20,7 +20,7 @@
 /// lanes and blended; a branch no lane of the round takes is skipped, and the
 /// branches share their exp and log calls (lane_powers: each lane the operands
 /// its own branch has, so the same values as one call per branch). Compiled
-/// twice where it can run (x86-64, GCC, glibc >= 2.22): two lanes on the
+/// twice where it can run (x86-64, GCC or clang, glibc >= 2.22): two lanes on the
 /// baseline (SSE2), four with AVX2, chosen at run time (Lanes::automatic);
 /// elsewhere Lanes::automatic is the scalar passes. (Eigen's packet math has
 /// vector exp and log too, but its width is fixed when the program is
@@ -355,7 +355,7 @@ template <class L>
       const V c = g == 1.0 ? V{} + p.same_day[0]
                            : (g == 2.0 ? V{} + p.same_day[1] : (g == 4.0 ? V{} + p.same_day[3] : V{} + p.same_day[2]));
       V sinc = c * pw.power;
-      sinc = (g >= static_cast<double>(p.same_day_floor_rating)) & (sinc < 1.0) ? one : sinc;
+      sinc = ((g >= static_cast<double>(p.same_day_floor_rating)) & (sinc < 1.0)) ? one : sinc;
       s_new = (fl & lane_same_day) != 0 ? s * sinc : s_new;
     }
     s_new = s_new < p.s_min ? V{} + p.s_min : (p.s_max < s_new ? V{} + p.s_max : s_new);
@@ -463,8 +463,8 @@ template <class L>
       c9 = on ? s * (-a1 * dy9 * (e10 - 1.0) * m) : c9;
       c10 = on ? s * (a * e10 * (1.0 - r) * m) : c10;
       c20 = on ? s * f_r * crw : c20;
-      c15 = on & (g == 2.0) ? s * f : c15;
-      c16 = on & (g == 4.0) ? s * f : c16;
+      c15 = (on & (g == 2.0)) ? s * f : c15;
+      c16 = (on & (g == 4.0)) ? s * f : c16;
     }
     if (any & lane_lapse) {
       const M on = (fl & lane_lapse) != 0;

@@ -281,9 +281,9 @@ template <class L>
   store(F::einv2, e.inv_1x2);
   store(F::g, g);
   store(F::kcap, k_cap);
-  store(F::pass_s, V((ns < p.lo) | (ns > p.hi) ? zero : one));
-  store(F::pass_h, V((nh < p.lo) | (nh > p.hi) ? zero : one));
-  store(F::pass_d, V((dn < 1.0) | (dn > 10.0) ? zero : one));
+  store(F::pass_s, V(((ns < p.lo) | (ns > p.hi)) ? zero : one));
+  store(F::pass_h, V(((nh < p.lo) | (nh > p.hi)) ? zero : one));
+  store(F::pass_d, V(((dn < 1.0) | (dn > 10.0)) ? zero : one));
   store(F::delta0, delta0);
   store(F::delta, delta);
   unsigned at_bound = 0;

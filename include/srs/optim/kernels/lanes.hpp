@@ -6,8 +6,8 @@
 /// vector types with glibc's vector exp, log and log1p (libmvec, linked
 /// through libm; at most 4 ulp from libm's scalar functions). Two lanes on
 /// the x86-64 baseline (SSE2), four with AVX2, chosen at run time; built with
-/// GCC on x86-64 with glibc >= 2.22 (log1p: >= 2.35), elsewhere every pass is
-/// scalar. Eigen's packet math has vector exp and log too, but its width is
+/// GCC or clang on x86-64 with glibc >= 2.22 (log1p: >= 2.35), elsewhere every
+/// pass is scalar. Eigen's packet math has vector exp and log too, but its width is
 /// fixed when the program is compiled; libmvec has both widths in every build.
 #pragma once
 
@@ -17,7 +17,7 @@
 #include <srs/detail/cpu.hpp>  // srs::detail::cpu_has_avx2
 #include <srs/training.hpp>    // optim::Lanes
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 22))
 #define SRS_DETAIL_HAVE_LANES 1
 #if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 35
@@ -38,11 +38,18 @@ typedef double srs_detail_v2d __attribute__((vector_size(16)));
 typedef double srs_detail_v4d __attribute__((vector_size(32)));
 srs_detail_v2d _ZGVbN2v_exp(srs_detail_v2d);
 srs_detail_v2d _ZGVbN2v_log(srs_detail_v2d);
-srs_detail_v4d _ZGVdN4v_exp(srs_detail_v4d);
-srs_detail_v4d _ZGVdN4v_log(srs_detail_v4d);
+// Clang requires a function that takes a 256-bit vector by value from an
+// AVX2 caller to be declared with AVX2 too.
+#if defined(__clang__)
+#define SRS_DETAIL_AVX2_DECL [[gnu::target("avx2")]]
+#else
+#define SRS_DETAIL_AVX2_DECL
+#endif
+SRS_DETAIL_AVX2_DECL srs_detail_v4d _ZGVdN4v_exp(srs_detail_v4d);
+SRS_DETAIL_AVX2_DECL srs_detail_v4d _ZGVdN4v_log(srs_detail_v4d);
 #if SRS_DETAIL_HAVE_LANES_LOG1P
 srs_detail_v2d _ZGVbN2v_log1p(srs_detail_v2d);
-srs_detail_v4d _ZGVdN4v_log1p(srs_detail_v4d);
+SRS_DETAIL_AVX2_DECL srs_detail_v4d _ZGVdN4v_log1p(srs_detail_v4d);
 #endif
 }
 #endif
@@ -91,10 +98,37 @@ struct LanesAvx2 {
   using V = srs_detail_v4d;
   using M = long __attribute__((vector_size(32)));
   static constexpr std::size_t width = 4;
+#if defined(__clang__)
+  // Clang refuses a 256-bit vector passed by value between a function without
+  // AVX (the lane body before it is inlined) and one with it: the vector
+  // calls take and give their vectors by reference here, inlined into the
+  // body, so that only the AVX2 wrapper passes a vector by value.
+  [[gnu::target("avx2")]] static void exp_to(V& out, const V& x) { out = _ZGVdN4v_exp(x); }
+  [[gnu::target("avx2")]] static void log_to(V& out, const V& x) { out = _ZGVdN4v_log(x); }
+  [[gnu::always_inline]] static V exp(const V& x) {
+    V out;
+    exp_to(out, x);
+    return out;
+  }
+  [[gnu::always_inline]] static V log(const V& x) {
+    V out;
+    log_to(out, x);
+    return out;
+  }
+#if SRS_DETAIL_HAVE_LANES_LOG1P
+  [[gnu::target("avx2")]] static void log1p_to(V& out, const V& x) { out = _ZGVdN4v_log1p(x); }
+  [[gnu::always_inline]] static V log1p(const V& x) {
+    V out;
+    log1p_to(out, x);
+    return out;
+  }
+#endif
+#else
   [[gnu::target("avx2")]] static V exp(V x) { return _ZGVdN4v_exp(x); }
   [[gnu::target("avx2")]] static V log(V x) { return _ZGVdN4v_log(x); }
 #if SRS_DETAIL_HAVE_LANES_LOG1P
   [[gnu::target("avx2")]] static V log1p(V x) { return _ZGVdN4v_log1p(x); }
+#endif
 #endif
 };
 
