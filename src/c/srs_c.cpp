@@ -303,6 +303,23 @@ srs::sched::SchedulerOptions<Fsrs6> options_of(const srs_scheduler_options& o) {
   srs::sched::SchedulerOptions<Fsrs6> out;
   std::array<double, 21> w{};
   for (std::size_t k = 0; k < 21; ++k) w[k] = o.parameters[k];
+  // FSRS-6's ranges (its training box, as fsrs-rs's and ts-fsrs's clips): outside them the
+  // curve is no probability (e.g. w20 < 0 gives a recall above 1). Non-finite values are left
+  // to the Scheduler's own check, which names them.
+  std::array<double, 21> boxed = w, lo{}, hi{};
+  lo.fill(-std::numeric_limits<double>::infinity());
+  hi.fill(std::numeric_limits<double>::infinity());
+  const Fsrs6 model;
+  model.clamp(std::span<double, 21>(boxed));
+  model.clamp(std::span<double, 21>(lo));
+  model.clamp(std::span<double, 21>(hi));
+  for (std::size_t k = 0; k < 21; ++k) {
+    if (std::isfinite(w[k]) && boxed[k] != w[k]) {
+      throw srs::UsageError("options: parameters[" + std::to_string(k) + "] = " + std::to_string(w[k]) +
+                            " is outside FSRS-6's range [" + std::to_string(lo[k]) + ", " + std::to_string(hi[k]) +
+                            "]");
+    }
+  }
   out.parameters = w;
   out.desired_retention = srs::sched::DesiredRetention(o.desired_retention);
   out.learning_steps = steps_of(o.learning_step_count, o.learning_steps_minutes, "learning_step");

@@ -573,6 +573,9 @@ static void test_card_scheduler_errors(void) {
   BAD_OPTION(o.rollover_hour = 24, "rollover_hour");
   BAD_OPTION(o.utc_offset_minutes = 1500, "utc_offset_minutes");
   BAD_OPTION(o.parameters[3] = NAN, "parameters[3]");
+  /* Outside FSRS-6's ranges (w20 in [0.1, 0.8]): a curve above 1 (found by the C API fuzzer). */
+  BAD_OPTION(o.parameters[20] = -5.0, "parameters[20] = -5.000000 is outside FSRS-6's range [0.100000, 0.800000]");
+  BAD_OPTION(o.parameters[0] = 1e300, "parameters[0]");
   BAD_OPTION(o.reserved = 1, "reserved");
 #undef BAD_OPTION
   CHECK(srs_scheduler_options_init_sized(NULL, sizeof o) == SRS_INVALID_ARGUMENT);

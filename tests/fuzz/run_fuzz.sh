@@ -8,7 +8,7 @@
 #   --runs N        run each target for N executions instead (e.g. 10000000)
 #   --build DIR     build folder (default build/fuzz)
 #   --jobs N        parallel fuzzing processes per target (libFuzzer -jobs/-workers; default 1)
-#   TARGET          csv_reader, pipeline, parquet_reader (default: all three)
+#   TARGET          csv_reader, pipeline, parquet_reader, c_api (default: all four)
 #
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>) and its
 # regression inputs (tests/fuzz/regressions/<target>); new coverage goes to
@@ -36,11 +36,11 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     -h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    csv_reader|pipeline|parquet_reader) targets+=("$1"); shift ;;
+    csv_reader|pipeline|parquet_reader|c_api) targets+=("$1"); shift ;;
     *) echo "run_fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(csv_reader pipeline parquet_reader)
+[ ${#targets[@]} -gt 0 ] || targets=(csv_reader pipeline parquet_reader c_api)
 
 cxx="${CXX_FUZZ:-clang++}"
 if ! command -v "$cxx" >/dev/null; then
@@ -68,6 +68,7 @@ for t in "${targets[@]}"; do
   max_len=4096
   [ "$t" = pipeline ] && max_len=512
   [ "$t" = parquet_reader ] && max_len=16384  # the seed files are up to ~6 KB
+  [ "$t" = c_api ] && max_len=512  # the options, then at most 64 calls of 2 bytes
   log="$build/$t.log"
   # The seed corpus and regression inputs that exist (git keeps no empty folder).
   seeds=()

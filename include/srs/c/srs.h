@@ -256,7 +256,7 @@ SRS_C_API srs_status srs_fsrs6_train_v2(const int64_t* card_ids, const int64_t* 
 typedef struct srs_scheduler_options {
   uint32_t struct_size;       /**< sizeof the struct as the app was compiled (set by the init) */
   int32_t maximum_interval;   /**< days, >= 1 (default 36500) */
-  double parameters[SRS_FSRS6_NUM_PARAMS]; /**< FSRS-6 parameters (default: srs_fsrs6_default_parameters) */
+  double parameters[SRS_FSRS6_NUM_PARAMS]; /**< FSRS-6 parameters, each finite and within FSRS-6's range (default: srs_fsrs6_default_parameters) */
   double desired_retention;   /**< in (0, 1] (default 0.9) */
   int32_t learning_step_count;                              /**< 0..SRS_SCHEDULER_MAX_STEPS (default 2) */
   int32_t learning_steps_minutes[SRS_SCHEDULER_MAX_STEPS];  /**< each >= 1 (default 1, 10) */
