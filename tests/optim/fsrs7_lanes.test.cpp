@@ -199,12 +199,16 @@ std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& c
     }
     double scale = 1;
     for (const double g : g_scalar) scale = std::max(scale, std::abs(g - 0.5));
-    bool on_bound = false;  // a row's state on a stability bound (where a tie can be)
+    // Each row's last state: on a stability bound (where a tie can be), and how often at any
+    // clamp (the clamps' branches are covered).
+    bool on_bound = false;
     for (const Row& r : b.rows) {
       const auto st = srs::optim::replay(model, std::span<const double, N>(w),
                                          std::span<const Step>(b.hist[r.hist].data(), r.len));
       const double lo = model.min_stability(), hi = model.s_max;
-      on_bound = on_bound || st.s == lo || st.s == hi || st.s_short == lo || st.s_short == hi;
+      const bool stability_bound = st.s == lo || st.s == hi || st.s_short == lo || st.s_short == hi;
+      on_bound = on_bound || stability_bound;
+      clamped += stability_bound || st.d == 1.0 || st.d == 10.0;
     }
     // tree_row for each row after begin_tree(tree, lanes): the same
     // predictions bit for bit (each lane its own), the gradient to rounding.
@@ -230,13 +234,6 @@ std::size_t compare(const srs::models::Fsrs7& model, Lanes lanes, std::size_t& c
     const std::array<double, N> g_again = pass(k, b, &scalar, p_again);
     CHECK(g_again == g_scalar);
     CHECK(p_again == p_scalar);
-    // How often a row's last state is at a clamp (the clamps' branches are covered).
-    for (const Row& r : b.rows) {
-      const auto st = srs::optim::replay(model, std::span<const double, N>(w),
-                                         std::span<const Step>(b.hist[r.hist].data(), r.len));
-      const double lo = model.min_stability(), hi = model.s_max;
-      clamped += st.s == lo || st.s == hi || st.s_short == lo || st.s_short == hi || st.d == 1.0 || st.d == 10.0;
-    }
     ++batches;
   }
   return batches;
