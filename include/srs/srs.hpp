@@ -47,6 +47,7 @@
 #include <srs/optim/adam.hpp>
 #include <srs/optim/adamw.hpp>
 #include <srs/optim/history_tree.hpp>
+#include <srs/optim/kernels/act_r.hpp>
 #include <srs/optim/kernels/fsrs6.hpp>
 #include <srs/optim/kernels/fsrs6_lanes.hpp>
 #include <srs/optim/kernels/fsrs7.hpp>

@@ -49,7 +49,8 @@ enum class Batching {
 
 /// Which implementation runs a kernel's passes over many cards or rows at
 /// once (optim/kernels/lanes.hpp: FSRS-6's in card-window batches,
-/// fsrs6_lanes.hpp; FSRS-7's in reference batching, fsrs7_lanes.hpp):
+/// fsrs6_lanes.hpp; FSRS-7's in reference batching, fsrs7_lanes.hpp; ACT-R's
+/// activation sums, act_r.hpp):
 /// `scalar` (one card or row at a time, libm: the same bits on every
 /// machine), `sse2` (two in vector lanes), `avx2` (four), or `automatic`: the
 /// widest this build and CPU run. The lanes use glibc's vector exp and log,
@@ -62,8 +63,8 @@ struct TrainOptions {
   std::uint32_t seed = 2023;                ///< seed of the batch-order generator
   Batching batching = Batching::reference;  ///< batch composition of the gradient steps
   /// The vector lanes of a kernel that has them (FSRS-6 in card-window
-  /// batches, FSRS-7 in reference batches); Lanes::scalar: its passes one
-  /// card or row at a time.
+  /// batches, FSRS-7 in reference batches, ACT-R in either); Lanes::scalar:
+  /// its passes one card or row at a time.
   Lanes lanes = Lanes::automatic;
   /// Reference batching: the reviews that several rows of a batch share (the
   /// same first reviews, bit for bit) are replayed once per batch — history

@@ -257,3 +257,50 @@ TEST_CASE("ACT-R: check_model over random histories, default and random paramete
     srs::test::check_model(m, std::span<const double, 5>(w), h, t, opt);
   }
 }
+
+TEST_CASE("ACT-R: card() predicts a card's rows with shared decays, each bit for bit predict()'s") {
+  // Rows of non-decreasing history length, two at some lengths, at other
+  // intervals than the next review's: card() computes each review's decay
+  // once for all of them, predict() replays the history for one row.
+  const ActR m;
+  std::size_t rows = 0;
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    CAPTURE(seed);
+    srs::test::HistoryOptions ho;
+    ho.min_len = 2;
+    ho.max_len = 40;
+    ho.same_day_prob = 0.2;
+    const auto h = srs::test::simulate_history(seed + 500, ho);
+    const W5 w = seed % 2 ? srs::test::random_params(m, seed) : m.default_params();
+    std::vector<std::size_t> len;
+    std::vector<double> dt;
+    for (std::size_t j = 1; j < h.size(); ++j) {
+      len.push_back(j);
+      dt.push_back(h[j].t);
+      if (j % 4 == 0) {
+        len.push_back(j);
+        dt.push_back(h[j].t * 3 + 1);
+      }
+    }
+    const auto wd = srs::test::seed_variables<5>(std::span<const double, 5>(w));
+    std::vector<double> p(len.size(), -1);
+    std::vector<srs::core::Dual<double, 5>> pd(len.size());
+    m.card(
+        std::span<const double, 5>(w), std::span<const Step>(h), len.size(), [&](std::size_t k) { return len[k]; },
+        [&](std::size_t k) { return dt[k]; }, [&](std::size_t k, double q) { p[k] = q; });
+    m.card(
+        std::span<const srs::core::Dual<double, 5>, 5>(wd), std::span<const Step>(h), len.size(),
+        [&](std::size_t k) { return len[k]; }, [&](std::size_t k) { return dt[k]; },
+        [&](std::size_t k, const srs::core::Dual<double, 5>& q) { pd[k] = q; });
+    for (std::size_t k = 0; k < len.size(); ++k) {
+      CAPTURE(k);
+      const std::vector<Step> hist(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(len[k]));
+      CHECK(p[k] == predict(w, hist, dt[k]));
+      const auto d = predict_dual(w, hist, dt[k]);
+      CHECK(pd[k].val == d.val);
+      CHECK(pd[k].grad == d.grad);
+    }
+    rows += len.size();
+  }
+  CHECK(rows > 300);
+}

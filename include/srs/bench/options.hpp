@@ -143,8 +143,8 @@ Protocol flags (as in the reference benchmark; they also name the result file):
                       revlog's duration column) instead of a constant (-duration)
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
-  --lanes L           vector lanes of the training passes that have them (FSRS-7;
-                      FSRS-6 with --fast): auto (default: the widest this CPU runs),
+  --lanes L           vector lanes of the training passes that have them (FSRS-7,
+                      ACT-R; FSRS-6 with --fast): auto (default: the widest this CPU runs),
                       avx2, sse2, or scalar (one row at a time with libm: the same
                       results to the last bit on every machine; slower)
 

@@ -57,35 +57,79 @@ struct ActR {
 
   template <class T>
   T predict(std::span<const T, 5> w, std::span<const data::Step> history, double delta_t) const {
+    T p{};
+    card(
+        w, history, 1, [&](std::size_t) { return history.size(); }, [&](std::size_t) { return delta_t; },
+        [&](std::size_t, const T& q) { p = q; });
+    return p;
+  }
+
+  /// The predictions of several rows of one card: `steps` its reviews, row
+  /// k = 0..n-1 with history length len(k) >= 1 (non-decreasing) and target
+  /// interval delta_t(k), emit(k, p_k). The activation sums at a review's
+  /// time do not depend on the row, so each is computed once for the card:
+  /// the decays c·e^{m_i} + a of the history's reviews, and the sum of a row
+  /// whose target is the card's next review (the time of that review's decay).
+  /// O(n²) powers for a card's n rows instead of O(n³), with predict()'s
+  /// arithmetic in predict()'s order (predict() is this pass for one row).
+  template <class T, class Len, class Dt, class Emit>
+  void card(std::span<const T, 5> w, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
+            Emit emit) const {
     using core::clamp;
     using std::exp;
     using std::log;
     using std::pow;
     using V = core::value_t<T>;
-    const std::size_t k = history.size() + 1;
-    thread_local std::vector<double> c;
-    c.resize(k);
+    thread_local std::vector<double> c;     // c[j]: review j's time since the first, in days
+    thread_local std::vector<T> decay;      // decay[j] = c·e^{m_j} + a, m_0 = −∞ so decay[0] = a
+    thread_local std::vector<T> sum_at;     // sum_at[i]: the activation sum at c[i] over the reviews before i
+    thread_local std::vector<char> summed;  // whether sum_at[i] is computed
+    c.clear();
+    decay.clear();
+    sum_at.clear();
+    summed.clear();
     double acc = 0;
-    for (std::size_t j = 0; j + 1 < k; ++j) c[j] = acc += history[j].t;
-    c[k - 1] = acc + delta_t;
-    // decay[j] = c·e^{m_j} + a, with m_1 = −∞ so decay[0] = a.
-    thread_local std::vector<T> decay;
-    decay.assign(k, T(V(0)));
-    decay[0] = w[0];
-    T m(V(0));
-    for (std::size_t i = 1; i < k; ++i) {
+    const auto time_of = [&](std::size_t i) {
+      for (std::size_t j = c.size(); j <= i; ++j) c.push_back(acc += steps[j].t);
+      return c[i];
+    };
+    // Σ_{j<i} max((t − c_j)·86400·h, 1)^(−decay_j) for the reviews before i.
+    const auto activation_sum = [&](double t, std::size_t i) {
       T sum(V(0));
       for (std::size_t j = 0; j < i; ++j) {
         // clamp_min(1) as the reference: the gradient passes at exactly 1.
-        const T base = clamp(V((c[i] - c[j]) * 86400.0) * w[4], V(1), std::numeric_limits<V>::infinity());
+        const T base = clamp(V((t - c[j]) * 86400.0) * w[4], V(1), std::numeric_limits<V>::infinity());
         sum += pow(base, -decay[j]);
       }
-      m = log(sum);
-      if (i + 1 < k) decay[i] = w[1] * exp(m) + w[0];
+      return sum;
+    };
+    const auto sum_at_review = [&](std::size_t i) -> const T& {
+      if (sum_at.size() <= i) {
+        sum_at.resize(i + 1, T(V(0)));
+        summed.resize(i + 1, 0);
+      }
+      if (!summed[i]) {
+        sum_at[i] = activation_sum(time_of(i), i);
+        summed[i] = 1;
+      }
+      return sum_at[i];
+    };
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t l = len(k);
+      if (l == 0) {  // no history: m = 0, the recursion's start
+        emit(k, core::sigmoid((T(V(0)) - w[3]) / w[2]));
+        continue;
+      }
+      if (decay.empty()) decay.push_back(w[0]);
+      for (std::size_t i = decay.size(); i < l; ++i) decay.push_back(w[1] * exp(log(sum_at_review(i))) + w[0]);
+      const double t = time_of(l - 1) + delta_t(k);
+      // m_k of the review being predicted; its sum is the next review's when the
+      // target is that review (bit for bit: the same operations on the same time).
+      const T m = l < steps.size() && time_of(l) == t ? log(sum_at_review(l)) : log(activation_sum(t, l));
+      // 1 / (1 + e^((τ − m)/s)) written as σ((m − τ)/s): the same value, but a
+      // finite gradient where e^(...) overflows (the reference's form gives 0·∞ = NaN there).
+      emit(k, core::sigmoid((m - w[3]) / w[2]));
     }
-    // 1 / (1 + e^((τ − m)/s)) written as σ((m − τ)/s): the same value, but a
-    // finite gradient where e^(...) overflows (the reference's form gives 0·∞ = NaN there).
-    return core::sigmoid((m - w[3]) / w[2]);
   }
 };
 

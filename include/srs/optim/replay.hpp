@@ -102,16 +102,17 @@ class Predictor {
     return model_.recall(params(), state, delta_t);
   }
 
-  /// Predictions of the rows of one card: `steps` is the card's review sequence,
+  /// Predictions of the rows of one card (the model's own card() pass when it
+  /// has one, stepwise or not): `steps` is the card's review sequence,
   /// `len(k)` and `delta_t(k)` the history length (>= 1) and target interval of
   /// row k = 0..n-1, which must come in non-decreasing history length;
   /// `emit(k, p)` receives each prediction.
   template <class Len, class Dt, class Emit>
   void card(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t, Emit emit) const {
-    if constexpr (HistoryOver<M, T>) {
-      for (std::size_t k = 0; k < n; ++k) emit(k, model_.predict(w_, steps.first(len(k)), delta_t(k)));
-    } else if constexpr (requires { model_.card(params(), steps, n, len, delta_t, emit); }) {
+    if constexpr (requires { model_.card(params(), steps, n, len, delta_t, emit); }) {
       model_.card(params(), steps, n, len, delta_t, emit);  // the model's own pass (same values)
+    } else if constexpr (HistoryOver<M, T>) {
+      for (std::size_t k = 0; k < n; ++k) emit(k, model_.predict(w_, steps.first(len(k)), delta_t(k)));
     } else {
       if (n == 0) return;
       auto state = model_.init(params(), steps[0]);

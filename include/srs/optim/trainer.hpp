@@ -64,6 +64,7 @@
 #include <srs/data/dataset.hpp>                   // data::Dataset
 #include <srs/optim/adam.hpp>                     // optim::Adam
 #include <srs/optim/history_tree.hpp>             // optim::HistoryTree
+#include <srs/optim/kernels/act_r.hpp>            // GradientKernel<models::ActR>
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<models::Fsrs6>
 #include <srs/optim/kernels/fsrs7.hpp>            // GradientKernel<models::Fsrs7>
 #include <srs/optim/kernels/gradient_kernel.hpp>  // optim::GradientKernel
@@ -272,6 +273,7 @@ struct TrainerCore {
         loss_kernel(m),
         row_loss(eval_rows.size()) {
     if constexpr (HasFrozen<M>) frozen = model.frozen();
+    if constexpr (requires { kernel.use_lanes(o.lanes); }) kernel.use_lanes(o.lanes);
   }
 
   /// A row's training length (the batches' and the loss order's sort key).
