@@ -35,6 +35,7 @@
 #include <srs/data/revlog.hpp>
 #include <srs/data/revlog_builder.hpp>
 #include <srs/data/tables.hpp>
+#include <srs/data/time_zone.hpp>
 #include <srs/stats/argsort.hpp>
 #include <srs/stats/bootstrap.hpp>
 #include <srs/stats/distributions.hpp>

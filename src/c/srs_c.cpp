@@ -32,6 +32,7 @@
 #include <srs/core/error.hpp>           // srs::UsageError, srs::InputError
 #include <srs/data/dataset.hpp>         // srs::data::Step
 #include <srs/data/revlog_builder.hpp>  // srs::data::kind_unknown
+#include <srs/data/time_zone.hpp>       // srs::data::TimeZone
 #include <srs/models/fsrs.hpp>          // srs::models::Fsrs6
 #include <srs/sched/card_scheduler.hpp>  // srs::sched::Scheduler, Card, ReviewLog, SchedulerOptions
 #include <srs/sched/evaluate.hpp>       // srs::sched::evaluate, EvaluateOptions
@@ -103,15 +104,24 @@ State from_c(const srs_memory_state& s) {
 /// The first sized layouts (C API 0.2.0) end with these members; a struct_size
 /// below is refused. Later minor versions only append members, so these stay.
 constexpr std::size_t train_options_min_size = offsetof(srs_train_options, user_data) + sizeof(void*);
+static_assert(offsetof(srs_train_options, time_zone) == train_options_min_size,
+              "0.3.0's time_zone starts at 0.2.0's sizeof");
 constexpr std::size_t train_info_min_size = offsetof(srs_train_info, items) + sizeof(std::size_t);
 /// A struct_size above this is not a size any version wrote (an uninitialized struct).
 constexpr std::size_t sized_struct_max = 4096;
 
-/// Checks the size `size` an app gives for the argument `arg`, a struct `type`.
-void require_size(std::size_t size, std::size_t min_size, const std::string& arg, const std::string& type) {
-  if (size < min_size || size > sized_struct_max) {
-    throw srs::UsageError(arg + ": struct_size " + std::to_string(size) + " is not a size of " + type +
-                          " (at least " + std::to_string(min_size) + "; initialize it with " + type + "_init)");
+/// Checks the size `size` an app gives for the argument `arg`, a struct `type`:
+/// the first layout's `min_size`, or at least this library's `full_size` (a
+/// size between them would end inside a field of a later layout).
+void require_size(std::size_t size, std::size_t min_size, const std::string& arg, const std::string& type,
+                  std::size_t full_size = 0) {
+  const bool between = full_size > min_size && size > min_size && size < full_size;
+  if (size < min_size || size > sized_struct_max || between) {
+    const std::string sizes = full_size > min_size
+                                  ? std::to_string(min_size) + " or at least " + std::to_string(full_size)
+                                  : "at least " + std::to_string(min_size);
+    throw srs::UsageError(arg + ": struct_size " + std::to_string(size) + " is not a size of " + type + " (" + sizes +
+                          "; initialize it with " + type + "_init)");
   }
 }
 void require_size(std::size_t size, std::size_t min_size, const char* name) { require_size(size, min_size, name, name); }
@@ -122,7 +132,7 @@ void require_size(std::size_t size, std::size_t min_size, const char* name) { re
 template <class T>
 T read_sized(const T& in, T defaults, std::size_t min_size, const std::string& arg, const std::string& type) {
   static_assert(std::is_trivially_copyable_v<T>);
-  require_size(in.struct_size, min_size, arg, type);
+  require_size(in.struct_size, min_size, arg, type, sizeof(T));
   const auto* bytes = reinterpret_cast<const unsigned char*>(&in);
   for (std::size_t k = sizeof(T); k < in.struct_size; ++k) {
     if (bytes[k] != 0) {
@@ -152,7 +162,7 @@ void write_sized(T& out, T value) {
 template <class T>
 void init_sized(T* out, std::size_t size, T value, std::size_t min_size, const char* name) {
   require(out != nullptr, (std::string(name) + " is NULL").c_str());
-  require_size(size, min_size, name);
+  require_size(size, min_size, name, name, sizeof(T));
   value.struct_size = static_cast<std::uint32_t>(size);
   auto* bytes = reinterpret_cast<unsigned char*>(out);
   std::memset(bytes, 0, size);
@@ -180,6 +190,7 @@ srs_train_options default_train_options() {
   o.rules = SRS_FIT_BENCHMARK;
   o.progress = nullptr;
   o.user_data = nullptr;
+  o.time_zone = nullptr;
   return o;
 }
 
@@ -208,17 +219,28 @@ srs::sched::FitRules fit_rules_of(int rules) {
   return rules == SRS_FIT_FSRS_RS ? srs::sched::FitRules::fsrs_rs : srs::sched::FitRules::benchmark;
 }
 
+/// The zone an app names (NULL: none, the fixed UTC offset).
+srs::data::TimeZone zone_of(const char* name, const char* arg) {
+  if (name == nullptr) return {};
+  try {
+    return srs::data::TimeZone::load(name);
+  } catch (const srs::UsageError& e) {
+    throw srs::UsageError(std::string(arg) + ": time_zone: " + e.what());
+  }
+}
+
 /// The revlog of an app's raw reviews (srs_fsrs6_train's and srs_fsrs6_evaluate's arrays).
 srs::data::Revlog revlog_of(const std::int64_t* card_ids, const std::int64_t* times_ms, const std::int32_t* ratings,
                             const std::int32_t* kinds, std::size_t n, std::int32_t rollover_hour,
-                            std::int32_t utc_offset_minutes) {
+                            std::int32_t utc_offset_minutes, const char* time_zone) {
   std::vector<srs::sched::Review> reviews(n);
   for (std::size_t k = 0; k < n; ++k) {
     require(ratings[k] >= 0 && ratings[k] <= 4, "ratings are 0 (manual entry) to 4");
     reviews[k] = {card_ids[k], times_ms[k], ratings[k], kinds ? kinds[k] : srs::data::kind_unknown};
   }
-  return srs::sched::revlog_from_reviews(reviews,
-                                         {.rollover_hour = rollover_hour, .utc_offset_minutes = utc_offset_minutes});
+  return srs::sched::revlog_from_reviews(reviews, {.rollover_hour = rollover_hour,
+                                                   .utc_offset_minutes = utc_offset_minutes,
+                                                   .time_zone = zone_of(time_zone, "options")});
 }
 
 /// srs_fsrs6_train of any version: the options as this library knows them.
@@ -231,7 +253,7 @@ void train(const std::int64_t* card_ids, const std::int64_t* times_ms, const std
   const srs::sched::FitRules rules = fit_rules_of(enum_value(opt.rules));
 
   const srs::data::Revlog log = revlog_of(card_ids, times_ms, ratings, kinds, n, opt.rollover_hour,
-                                          opt.utc_offset_minutes);
+                                          opt.utc_offset_minutes, opt.time_zone);
 
   srs::sched::FitOptions fo;
   fo.rules = rules;
@@ -261,9 +283,12 @@ using srs::sched::Time;
 
 // The 0.2.0 layouts end with these members (no end padding: see `reserved`).
 constexpr std::size_t scheduler_options_min_size = offsetof(srs_scheduler_options, reserved) + sizeof(std::int32_t);
+static_assert(offsetof(srs_scheduler_options, time_zone) == scheduler_options_min_size &&
+                  sizeof(srs_scheduler_options) == scheduler_options_min_size + sizeof(const char*),
+              "0.3.0's time_zone starts at 0.2.0's sizeof and ends the struct");
 constexpr std::size_t card_min_size = offsetof(srs_card, elapsed_days) + sizeof(std::int32_t);
 constexpr std::size_t review_log_min_size = offsetof(srs_review_log, reserved) + sizeof(std::int32_t);
-static_assert(scheduler_options_min_size == sizeof(srs_scheduler_options) && card_min_size == sizeof(srs_card) &&
+static_assert(card_min_size == sizeof(srs_card) &&
                   review_log_min_size == sizeof(srs_review_log),
               "the sized structs have no end padding (a later field must start at the old sizeof)");
 
@@ -285,6 +310,7 @@ srs_scheduler_options default_scheduler_options() {
   o.rollover_hour = d.rollover_hour;
   o.utc_offset_minutes = d.utc_offset_minutes;
   o.reserved = 0;
+  o.time_zone = nullptr;
   return o;
 }
 
@@ -328,6 +354,7 @@ srs::sched::SchedulerOptions<Fsrs6> options_of(const srs_scheduler_options& o) {
   out.enable_fuzz = o.enable_fuzz != 0;
   out.rollover_hour = o.rollover_hour;
   out.utc_offset_minutes = o.utc_offset_minutes;
+  out.time_zone = zone_of(o.time_zone, "options");
   return out;  // the rest is checked by the Scheduler's constructor, which names the option
 }
 
@@ -496,7 +523,10 @@ constexpr std::size_t simulation_summary_min_size = offsetof(srs_simulation_summ
 constexpr std::size_t retention_options_min_size = offsetof(srs_retention_options, user_data) + sizeof(void*);
 constexpr std::size_t retention_result_min_size = offsetof(srs_retention_result, simulations) +
                                                   sizeof(std::uint64_t);
-static_assert(sm2_card_min_size == sizeof(srs_sm2_card) && evaluate_options_min_size == sizeof(srs_evaluate_options) &&
+static_assert(offsetof(srs_evaluate_options, time_zone) == evaluate_options_min_size &&
+                  sizeof(srs_evaluate_options) == evaluate_options_min_size + sizeof(const char*),
+              "0.3.0's time_zone starts at 0.2.0's sizeof and ends the struct");
+static_assert(sm2_card_min_size == sizeof(srs_sm2_card) &&
                   evaluation_min_size == sizeof(srs_evaluation) &&
                   simulator_config_min_size == sizeof(srs_simulator_config) &&
                   simulation_summary_min_size == sizeof(srs_simulation_summary) &&
@@ -524,6 +554,7 @@ srs_evaluate_options default_evaluate_options() {
   o.rules = e.rules == srs::sched::FitRules::fsrs_rs ? SRS_FIT_FSRS_RS : SRS_FIT_BENCHMARK;
   o.progress = nullptr;
   o.user_data = nullptr;
+  o.time_zone = nullptr;
   return o;
 }
 
@@ -917,7 +948,7 @@ srs_status srs_fsrs6_evaluate(const double* params, const int64_t* card_ids, con
       eo.progress = [&opt](const srs::sched::FitProgress& p) { return opt.progress(opt.user_data, p.step, p.total) != 0; };
     }
     const srs::data::Revlog log =
-        revlog_of(card_ids, times_ms, ratings, kinds, n, opt.rollover_hour, opt.utc_offset_minutes);
+        revlog_of(card_ids, times_ms, ratings, kinds, n, opt.rollover_hour, opt.utc_offset_minutes, opt.time_zone);
     const auto w = params_of(params);
     const srs::sched::Evaluation e = srs::sched::evaluate(Fsrs6{}, w, log, eo);
     srs_evaluation r{};

@@ -33,10 +33,14 @@
  *     untouched on failure, nothing written past an output's struct_size,
  *     a newer (longer) card accepted with a zero tail and refused otherwise.
  *     (c_api.scheduler_parity compares it with the C++ Scheduler at length.)
+ *   - time zones (0.3.0): days across a daylight-saving change with a zone and
+ *     with a fixed offset, a 0.2.0-sized options struct, bad zone names, and
+ *     the zone in training and evaluation.
  *   (tests/c/abi/ checks an app built against the 0.1.0 header.) */
 #include <srs/c/srs.h>
 
 #include <math.h>   /* fabs, exp, log, pow, sqrt, NAN, INFINITY */
+#include <stddef.h> /* offsetof */
 #include <stdint.h> /* int32_t, int64_t, uint64_t */
 #include <stdio.h>  /* printf, fprintf */
 #include <stdlib.h> /* malloc, free */
@@ -329,11 +333,15 @@ static void test_sized_structs(void) {
   CHECK(srs_train_info_init_sized(&info, sizeof info - 1) == SRS_INVALID_ARGUMENT);
   CHECK(srs_train_info_init_sized(&info, 4) == SRS_INVALID_ARGUMENT);
 
-  /* A train call with a struct_size too small (or never set) changes nothing. */
+  /* A train call with a struct_size too small, inside the 0.3.0 time_zone field,
+   * or never set changes nothing. */
   w[0] = -1;
-  o.struct_size = (uint32_t)sizeof o - 8;
+  o.struct_size = (uint32_t)offsetof(srs_train_options, time_zone) - 8;
   CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
   CHECK(strstr(srs_last_error(), "srs_train_options") != NULL);
+  o.struct_size = (uint32_t)sizeof o - 4;
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
+  CHECK(strstr(srs_last_error(), " or at least ") != NULL);
   o.struct_size = 0;
   CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 3, &o, w, NULL) == SRS_INVALID_ARGUMENT);
   CHECK(w[0] == -1);
@@ -746,6 +754,77 @@ static void test_card_sizes(void) {
   srs_scheduler_free(s);
 }
 
+
+/* Time zones (0.3.0): a new day at 04:00 local in New York on both sides of the
+ * 2024 daylight-saving change, which a fixed offset misplaces by an hour; an
+ * options struct of the 0.2.0 size (without time_zone) still works; unknown or
+ * unsafe zone names are refused, naming the field. Needs the tz database
+ * (Debian: tzdata). */
+static void test_time_zone(void) {
+  const int64_t mar10_evening = 1710108000000; /* 2024-03-10 18:00 EDT */
+  const int64_t mar11_0430 = 1710145800000;    /* 2024-03-11 04:30 EDT, 03:30 in EST */
+  srs_scheduler_options o;
+  CHECK(srs_scheduler_options_init(&o) == SRS_OK);
+  CHECK(o.time_zone == NULL);
+  o.rollover_hour = 4;
+  o.time_zone = "America/New_York";
+  srs_scheduler* zoned = NULL;
+  CHECK(srs_scheduler_create(&o, &zoned) == SRS_OK);
+  o.time_zone = NULL;
+  o.utc_offset_minutes = -300;
+  srs_scheduler* fixed = NULL;
+  CHECK(srs_scheduler_create(&o, &fixed) == SRS_OK);
+  /* The 0.2.0 layout: struct_size without the time_zone field. */
+  srs_scheduler_options old;
+  CHECK(srs_scheduler_options_init_sized(&old, offsetof(srs_scheduler_options, time_zone)) == SRS_OK);
+  old.rollover_hour = 4;
+  old.utc_offset_minutes = -300;
+  srs_scheduler* old_app = NULL;
+  CHECK(srs_scheduler_create(&old, &old_app) == SRS_OK);
+  srs_scheduler* each[3] = {zoned, fixed, old_app};
+  const int32_t expect[3] = {1, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    srs_card c, r;
+    srs_review_log log;
+    srs_card_init(&c);
+    srs_card_init(&r);
+    srs_review_log_init(&log);
+    CHECK(srs_scheduler_new_card(each[k], 1, mar10_evening, &c) == SRS_OK);
+    CHECK(srs_scheduler_review(each[k], &c, SRS_RATING_GOOD, mar10_evening, &r, NULL) == SRS_OK);
+    CHECK(srs_scheduler_review(each[k], &r, SRS_RATING_GOOD, mar11_0430, &c, &log) == SRS_OK);
+    CHECK(log.elapsed_days == expect[k]);
+  }
+  srs_scheduler_free(zoned);
+  srs_scheduler_free(fixed);
+  srs_scheduler_free(old_app);
+
+  srs_scheduler* s = NULL;
+  o.time_zone = "Nowhere/Atlantis";
+  CHECK(srs_scheduler_create(&o, &s) == SRS_INVALID_INPUT && s == NULL && error_names("Nowhere/Atlantis"));
+  o.time_zone = "../../etc/passwd";
+  CHECK(srs_scheduler_create(&o, &s) == SRS_INVALID_ARGUMENT && s == NULL && error_names("time_zone"));
+
+  /* Training and evaluation take the zone too. */
+  const int64_t ids[4] = {1, 1, 2, 2};
+  const int64_t ts[4] = {mar10_evening, mar11_0430, mar10_evening, mar11_0430};
+  const int32_t rs[4] = {3, 3, 1, 3};
+  double w[SRS_FSRS6_NUM_PARAMS];
+  srs_train_options to;
+  srs_train_options_init(&to);
+  CHECK(to.time_zone == NULL);
+  to.time_zone = "America/New_York";
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 4, &to, w, NULL) == SRS_OK);
+  to.time_zone = "Nowhere/Atlantis";
+  CHECK(srs_fsrs6_train(ids, ts, rs, NULL, 4, &to, w, NULL) == SRS_INVALID_INPUT && error_names("Atlantis"));
+  srs_evaluate_options eo;
+  srs_evaluation ev;
+  srs_evaluate_options_init(&eo);
+  srs_evaluation_init(&ev);
+  CHECK(eo.time_zone == NULL);
+  eo.time_zone = "Nowhere/Atlantis";
+  srs_fsrs6_default_parameters(w);
+  CHECK(srs_fsrs6_evaluate(w, ids, ts, rs, NULL, 4, &eo, &ev) == SRS_INVALID_INPUT && error_names("Atlantis"));
+}
 
 /* ---- Migration and tuning ---------------------------------------------------- */
 
@@ -1204,6 +1283,7 @@ int main(void) {
   test_card_scheduler();
   test_card_scheduler_errors();
   test_card_sizes();
+  test_time_zone();
   test_migration();
   test_evaluate();
   test_simulate();

@@ -3,7 +3,7 @@
 // docs/reliability.md "Fuzzing"). The input is a small program: its first bytes
 // choose the scheduler's options (valid or not: steps, maximum interval,
 // retention, fuzz, rollover hour, UTC offset, a parameter set to NaN or out of
-// its box), the rest a sequence of calls on four cards — new card, review,
+// its box, a time zone that exists or not), the rest a sequence of calls on four cards — new card, review,
 // preview, retrievability, forget, rollback of the latest review (or of a stale
 // one), reschedule from the card's answers, and calls with a bad struct_size,
 // rating, time or NULL pointer.
@@ -109,6 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t k = in.u8() % SRS_FSRS6_NUM_PARAMS;
     const std::uint8_t how = in.u8();
     o.parameters[k] = how % 4 == 0 ? NAN : how % 4 == 1 ? 1e300 : how % 4 == 2 ? -5.0 : o.parameters[k] * (how / 64.0);
+  }
+  if (flags & 128) {  // a zone with DST, one without, one that does not exist, one outside the database
+    static const char* const zones[4] = {"America/New_York", "Asia/Kolkata", "Nowhere/Atlantis", "../zoneinfo/UTC"};
+    o.time_zone = zones[in.u8() % 4];
   }
   srs_scheduler* s = nullptr;
   const srs_status created = srs_scheduler_create(&o, &s);

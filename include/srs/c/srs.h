@@ -72,7 +72,7 @@ extern "C" {
 /* The version of the C API this header declares (docs/c-api.md: what each part
  * promises). MAJOR is the shared library's SOVERSION. */
 #define SRS_C_API_VERSION_MAJOR 0
-#define SRS_C_API_VERSION_MINOR 2
+#define SRS_C_API_VERSION_MINOR 3
 #define SRS_C_API_VERSION_PATCH 0
 /** A version as one number, major * 1000000 + minor * 1000 + patch. */
 #define SRS_C_API_MAKE_VERSION(major, minor, patch) ((major) * 1000000 + (minor) * 1000 + (patch))
@@ -159,6 +159,8 @@ typedef struct srs_train_options {
   srs_fit_rules rules;        /**< default SRS_FIT_BENCHMARK */
   srs_progress_fn progress;   /**< NULL: no progress */
   void* user_data;            /**< passed to progress */
+  const char* time_zone;      /**< 0.3.0: IANA zone ("Europe/Berlin") whose daylight-saving changes the
+                                   days follow, replacing utc_offset_minutes; NULL (default): the offset */
   /* Later minor versions add fields here only. */
 } srs_train_options;
 
@@ -266,6 +268,10 @@ typedef struct srs_scheduler_options {
   int32_t rollover_hour;      /**< hour a new day starts, 0..23 (default 0, ts-fsrs's midnight) */
   int32_t utc_offset_minutes; /**< local time - UTC in minutes, -1440..1440 (default 0) */
   int32_t reserved;           /**< 0 (keeps the struct free of end padding, see docs/c-api.md) */
+  const char* time_zone;      /**< 0.3.0: IANA zone ("Europe/Berlin") whose daylight-saving changes the
+                                   days follow, replacing utc_offset_minutes; read from the tz database
+                                   ($TZDIR, else /usr/share/zoneinfo) by srs_scheduler_create; NULL
+                                   (default): the offset */
   /* Later minor versions add fields here only. */
 } srs_scheduler_options;
 
@@ -432,6 +438,7 @@ typedef struct srs_evaluate_options {
   int32_t rules;              /**< SRS_FIT_BENCHMARK (default) or SRS_FIT_FSRS_RS: which items */
   srs_progress_fn progress;   /**< NULL: no progress; (items done, items); 0 cancels */
   void* user_data;            /**< passed to progress */
+  const char* time_zone;      /**< 0.3.0: IANA zone, as srs_train_options's; NULL (default): the offset */
   /* Later minor versions add fields here only. */
 } srs_evaluate_options;
 

@@ -42,6 +42,7 @@
 
 #include <srs/core/error.hpp>   // srs::UsageError, srs::InputError
 #include <srs/data/revlog.hpp>  // Revlog, RevlogRow
+#include <srs/data/time_zone.hpp>  // TimeZone
 
 namespace srs::data {
 
@@ -78,14 +79,17 @@ struct DayBoundary {
     /// collection's creation time `crt` (Anki's rollover-aligned `col.crt`),
     /// truncated toward zero; how ../shared/data/real/*/revlogs.csv were built.
     creation_time,
-    /// day = floor((t_ms/1000 + utc_offset_minutes·60 − rollover_hour·3600) / 86400):
-    /// the local calendar day, starting at the rollover hour, in a fixed UTC offset.
+    /// day = floor((t_ms/1000 + offset − rollover_hour·3600) / 86400): the local
+    /// calendar day, starting at the rollover hour; offset = time_zone's offset
+    /// at that instant (daylight saving included) when time_zone is set, else
+    /// utc_offset_minutes·60.
     rollover,
   };
   Mode mode = Mode::rollover;
   std::int64_t creation_time = 0;       ///< creation_time mode: `crt`, seconds since the epoch
   std::int32_t rollover_hour = 4;       ///< rollover mode: hour (0..23) at which a new day starts (Anki's default 4)
   std::int32_t utc_offset_minutes = 0;  ///< rollover mode: local time − UTC, in minutes (e.g. +120 for CEST)
+  TimeZone time_zone;                   ///< rollover mode: the user's zone (TimeZone::load); replaces utc_offset_minutes
 
   /// The day index of a time in ms since the epoch.
   std::int64_t day(std::int64_t time_ms) const {
@@ -94,8 +98,10 @@ struct DayBoundary {
       const std::int64_t ms = time_ms - creation_time * 1000;
       return ms / 86'400'000;
     }
-    const std::int64_t ms = time_ms + static_cast<std::int64_t>(utc_offset_minutes) * 60'000 -
-                            static_cast<std::int64_t>(rollover_hour) * 3'600'000;
+    const std::int64_t offset_ms =
+        time_zone ? std::int64_t{time_zone.offset_seconds(detail::floor_div(time_ms, 1000))} * 1000
+                  : static_cast<std::int64_t>(utc_offset_minutes) * 60'000;
+    const std::int64_t ms = time_ms + offset_ms - static_cast<std::int64_t>(rollover_hour) * 3'600'000;
     return ms >= 0 ? ms / 86'400'000 : -((-ms + 86'399'999) / 86'400'000);  // floor
   }
 

@@ -63,6 +63,7 @@
 #include <srs/core/error.hpp>            // srs::UsageError
 #include <srs/data/dataset.hpp>          // data::Step
 #include <srs/data/revlog_builder.hpp>   // data::DayBoundary, data::max_time_ms
+#include <srs/data/time_zone.hpp>        // data::TimeZone
 #include <srs/sched/fuzz.hpp>            // fuzz_interval, fuzz_factor, ts_fsrs_fuzz_factor
 #include <srs/sched/scheduler.hpp>       // Schedulable, MemoryState, Params, next_interval, retrievability
 
@@ -127,6 +128,10 @@ struct SchedulerOptions {
   std::int32_t rollover_hour = 0;
   /// Local time − UTC in minutes (−1440..1440), e.g. +120 for CEST.
   std::int32_t utc_offset_minutes = 0;
+  /// The user's time zone with its daylight-saving changes
+  /// (data::TimeZone::load("Europe/Berlin")); when set, local time follows it
+  /// and utc_offset_minutes is not used.
+  data::TimeZone time_zone{};
 };
 
 /// A card as the app stores it.
@@ -246,8 +251,8 @@ class Scheduler {
     return card;
   }
 
-  /// The day index of a time: whole days since 1970-01-01 in local time (UTC
-  /// + utc_offset_minutes), each day starting at rollover_hour.
+  /// The day index of a time: whole days since 1970-01-01 in local time (the
+  /// time zone's, else UTC + utc_offset_minutes), each day starting at rollover_hour.
   std::int64_t day_index(Time t) const { return boundary().day(t.time_since_epoch().count()); }
 
   /// Days between two times by day index (to − from), the elapsed days of a review.
@@ -404,6 +409,7 @@ class Scheduler {
     b.mode = data::DayBoundary::Mode::rollover;
     b.rollover_hour = options_.rollover_hour;
     b.utc_offset_minutes = options_.utc_offset_minutes;
+    b.time_zone = options_.time_zone;
     return b;
   }
 

@@ -58,6 +58,7 @@
 #include <srs/data/preprocess.hpp>      // data::preprocess, data::PreprocessOptions
 #include <srs/data/revlog.hpp>          // data::Revlog
 #include <srs/data/revlog_builder.hpp>  // data::RevlogEntry, data::DayBoundary, data::build_revlog
+#include <srs/data/time_zone.hpp>       // data::TimeZone
 #include <srs/models/fsrs.hpp>          // models::Fsrs6, models::detail::repair_and_fill
 #include <srs/optim/recency.hpp>        // optim::recency_weights
 #include <srs/training.hpp>       // optim::TrainMode
@@ -131,10 +132,12 @@ struct Review {
 };
 
 /// The day boundary of an app's reviews: a new day starts at `rollover_hour`
-/// local time, local time being UTC + `utc_offset_minutes`.
+/// local time, local time being the time zone's (with its daylight-saving
+/// changes) when `time_zone` is set, else UTC + `utc_offset_minutes`.
 struct DayOptions {
   std::int32_t rollover_hour = 4;       ///< Anki's default
   std::int32_t utc_offset_minutes = 0;  ///< e.g. +60 for CET, −300 for EST
+  data::TimeZone time_zone{};           ///< e.g. data::TimeZone::load("America/New_York")
 };
 
 /// The revlogs table of an app's reviews, built as the Anki import builds it
@@ -158,6 +161,7 @@ inline data::Revlog revlog_from_reviews(std::span<const Review> reviews, const D
   b.mode = data::DayBoundary::Mode::rollover;
   b.rollover_hour = days.rollover_hour;
   b.utc_offset_minutes = days.utc_offset_minutes;
+  b.time_zone = days.time_zone;
   return data::build_revlog(std::move(entries), b, std::move(user), "reviews");
 }
 
