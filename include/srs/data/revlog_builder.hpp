@@ -102,7 +102,7 @@ struct DayBoundary {
         time_zone ? std::int64_t{time_zone.offset_seconds(detail::floor_div(time_ms, 1000))} * 1000
                   : static_cast<std::int64_t>(utc_offset_minutes) * 60'000;
     const std::int64_t ms = time_ms + offset_ms - static_cast<std::int64_t>(rollover_hour) * 3'600'000;
-    return ms >= 0 ? ms / 86'400'000 : -((-ms + 86'399'999) / 86'400'000);  // floor
+    return detail::floor_div(ms, 86'400'000);
   }
 
   /// @throws UsageError for a rollover hour outside 0..23, an offset beyond ±24 h

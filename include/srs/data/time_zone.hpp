@@ -230,9 +230,94 @@ class TimeZone {
   /// @throws InputError naming `name`, the byte and the field for a file that
   ///         is not TZif, is cut short or is inconsistent
   static TimeZone from_tzif(std::span<const unsigned char> bytes, std::string name) {
+    return read_tzif(bytes, name, name);
+  }
+
+  /// The IANA zone `name` ("Europe/Berlin", "America/New_York", "UTC") from the
+  /// tz database's files under `tzdir` (empty: $TZDIR, else /usr/share/zoneinfo).
+  /// @throws UsageError for a name that is empty, absolute or climbs out of the
+  ///         folder ("..", which a user's setting must not reach), InputError for a
+  ///         missing or malformed file
+  static TimeZone load(std::string_view name, std::filesystem::path tzdir = {}) {
+    if (name.empty() || name.front() == '/' || name.find("..") != std::string_view::npos || name.find('\\') != std::string_view::npos)
+      throw UsageError("a time zone name is an IANA name such as \"Europe/Berlin\", got \"" + std::string(name) + "\"");
+    if (tzdir.empty()) {
+      const char* env = std::getenv("TZDIR");
+      tzdir = env && *env ? env : "/usr/share/zoneinfo";
+    }
+    const std::filesystem::path file = tzdir / std::filesystem::path(std::string(name));
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+      throw InputError(file.string(), 0, "",
+                       "no time zone \"" + std::string(name) + "\" here (is the tz database installed? Debian: tzdata)");
+    const std::string bytes = srs::data::detail::read_whole_file(file);
+    return read_tzif(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()),
+                     file.string(), std::string(name));
+  }
+
+  /// Whether this is a zone (not the default-constructed none).
+  explicit operator bool() const { return data_ != nullptr; }
+  /// The zone's name ("America/New_York", "UTC+01:00"); empty for none.
+  const std::string& name() const {
+    static const std::string none;
+    return data_ ? data_->name : none;
+  }
+
+  /// Local time − UTC, in seconds, at `utc_seconds` since the epoch (0 for none).
+  std::int32_t offset_seconds(std::int64_t utc_seconds) const {
+    if (!data_) return 0;
+    const Data& d = *data_;
+    const auto it = std::upper_bound(d.transitions.begin(), d.transitions.end(), utc_seconds);
+    if (it == d.transitions.begin()) return d.initial;
+    if (it == d.transitions.end() && d.has_rule) return d.rule.offset_at(utc_seconds);
+    return d.offsets[static_cast<std::size_t>(it - d.transitions.begin() - 1)];
+  }
+
+ private:
+  struct Data {
+    std::string name;
+    std::vector<std::int64_t> transitions;  // UTC seconds, increasing
+    std::vector<std::int32_t> offsets;      // local − UTC from each transition on
+    std::int32_t initial = 0;               // before the first transition
+    detail::PosixRule rule;                 // after the last one (has_rule)
+    bool has_rule = false;
+  };
+  struct Counts {
+    unsigned char version = 0;
+    std::uint32_t isut = 0, isstd = 0, leap = 0, time = 0, type = 0, chars = 0;
+  };
+  struct Reader {
+    std::span<const unsigned char> bytes;
+    std::size_t at;
+    const std::string& name;
+    std::size_t remaining() const { return bytes.size() - at; }
+    [[noreturn]] void fail(const std::string& what, long back = 0) const {
+      const std::size_t byte = static_cast<std::size_t>(static_cast<long>(at) + back);
+      throw InputError(name, FilePlace{"byte " + std::to_string(byte), 0}, "", what);
+    }
+    std::uint8_t u8(const char* field) {
+      if (remaining() < 1) fail(std::string("the ") + field + " are cut short");
+      return bytes[at++];
+    }
+    std::uint32_t u32(const char* field) {
+      if (remaining() < 4) fail(std::string("the ") + field + " are cut short");
+      std::uint32_t v = 0;
+      for (int k = 0; k < 4; ++k) v = (v << 8) | bytes[at++];
+      return v;
+    }
+    std::int64_t i64(const char* field) {
+      if (remaining() < 8) fail(std::string("the ") + field + " are cut short");
+      std::uint64_t v = 0;
+      for (int k = 0; k < 8; ++k) v = (v << 8) | bytes[at++];
+      return static_cast<std::int64_t>(v);
+    }
+  };
+
+  /// from_tzif() with errors naming `where` (the file) and the zone named `name`.
+  static TimeZone read_tzif(std::span<const unsigned char> bytes, const std::string& where, std::string name) {
     auto d = std::make_shared<Data>();
-    d->name = name;
-    Reader r{bytes, 0, name};
+    d->name = std::move(name);
+    Reader r{bytes, 0, where};
     const auto header = [&](const char* which) {
       if (r.remaining() < 44) r.fail(std::string("the ") + which + " header is cut short (44 bytes)");
       if (!(bytes[r.at] == 'T' && bytes[r.at + 1] == 'Z' && bytes[r.at + 2] == 'i' && bytes[r.at + 3] == 'f'))
@@ -297,88 +382,6 @@ class TimeZone {
     }
     return TimeZone(std::move(d));
   }
-
-  /// The IANA zone `name` ("Europe/Berlin", "America/New_York", "UTC") from the
-  /// tz database's files under `tzdir` (empty: $TZDIR, else /usr/share/zoneinfo).
-  /// @throws UsageError for a name that is empty, absolute or climbs out of the
-  ///         folder ("..", which a user's setting must not reach), InputError for a
-  ///         missing or malformed file
-  static TimeZone load(std::string_view name, std::filesystem::path tzdir = {}) {
-    if (name.empty() || name.front() == '/' || name.find("..") != std::string_view::npos || name.find('\\') != std::string_view::npos)
-      throw UsageError("a time zone name is an IANA name such as \"Europe/Berlin\", got \"" + std::string(name) + "\"");
-    if (tzdir.empty()) {
-      const char* env = std::getenv("TZDIR");
-      tzdir = env && *env ? env : "/usr/share/zoneinfo";
-    }
-    const std::filesystem::path file = tzdir / std::filesystem::path(std::string(name));
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec))
-      throw InputError(file.string(), 0, "",
-                       "no time zone \"" + std::string(name) + "\" here (is the tz database installed? Debian: tzdata)");
-    const std::string bytes = srs::data::detail::read_whole_file(file);
-    TimeZone z = from_tzif(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()),
-                           file.string());
-    std::const_pointer_cast<Data>(z.data_)->name = std::string(name);
-    return z;
-  }
-
-  /// Whether this is a zone (not the default-constructed none).
-  explicit operator bool() const { return data_ != nullptr; }
-  /// The zone's name ("America/New_York", "UTC+01:00"); empty for none.
-  const std::string& name() const {
-    static const std::string none;
-    return data_ ? data_->name : none;
-  }
-
-  /// Local time − UTC, in seconds, at `utc_seconds` since the epoch (0 for none).
-  std::int32_t offset_seconds(std::int64_t utc_seconds) const {
-    if (!data_) return 0;
-    const Data& d = *data_;
-    const auto it = std::upper_bound(d.transitions.begin(), d.transitions.end(), utc_seconds);
-    if (it == d.transitions.begin()) return d.initial;
-    if (it == d.transitions.end() && d.has_rule) return d.rule.offset_at(utc_seconds);
-    return d.offsets[static_cast<std::size_t>(it - d.transitions.begin() - 1)];
-  }
-
- private:
-  struct Data {
-    std::string name;
-    std::vector<std::int64_t> transitions;  // UTC seconds, increasing
-    std::vector<std::int32_t> offsets;      // local − UTC from each transition on
-    std::int32_t initial = 0;               // before the first transition
-    detail::PosixRule rule;                 // after the last one (has_rule)
-    bool has_rule = false;
-  };
-  struct Counts {
-    unsigned char version = 0;
-    std::uint32_t isut = 0, isstd = 0, leap = 0, time = 0, type = 0, chars = 0;
-  };
-  struct Reader {
-    std::span<const unsigned char> bytes;
-    std::size_t at;
-    const std::string& name;
-    std::size_t remaining() const { return bytes.size() - at; }
-    [[noreturn]] void fail(const std::string& what, long back = 0) const {
-      const std::size_t byte = static_cast<std::size_t>(static_cast<long>(at) + back);
-      throw InputError(name, FilePlace{"byte " + std::to_string(byte), 0}, "", what);
-    }
-    std::uint8_t u8(const char* field) {
-      if (remaining() < 1) fail(std::string("the ") + field + " are cut short");
-      return bytes[at++];
-    }
-    std::uint32_t u32(const char* field) {
-      if (remaining() < 4) fail(std::string("the ") + field + " are cut short");
-      std::uint32_t v = 0;
-      for (int k = 0; k < 4; ++k) v = (v << 8) | bytes[at++];
-      return v;
-    }
-    std::int64_t i64(const char* field) {
-      if (remaining() < 8) fail(std::string("the ") + field + " are cut short");
-      std::uint64_t v = 0;
-      for (int k = 0; k < 8; ++k) v = (v << 8) | bytes[at++];
-      return static_cast<std::int64_t>(v);
-    }
-  };
 
   explicit TimeZone(std::shared_ptr<const Data> d) : data_(std::move(d)) {}
   std::shared_ptr<const Data> data_;

@@ -181,7 +181,8 @@ class GradientKernel<models::ActR> : public ForwardModeKernel<models::ActR> {
 
 #if SRS_DETAIL_HAVE_LANES
   // models::ActR::card() with the sums in lanes: the card's decays once, then
-  // each row's own sum at its review's time.
+  // each row's own sum at its review's time (every row has a history, len(k) >= 1,
+  // as the kernels' interface requires).
   template <class L, class Len, class Dt, class Emit>
   [[gnu::always_inline]] void pass_lanes(std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
                                          Emit emit) const {
@@ -191,7 +192,7 @@ class GradientKernel<models::ActR> : public ForwardModeKernel<models::ActR> {
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t l = len(k);
       for (; card.times < l; ++card.times) card.c[card.times] = card.acc += steps[card.times].t;
-      if (card.decays == 0 && l > 0) {
+      if (card.decays == 0) {
         card.d[0] = a;
         card.d_a[0] = 1;
         card.d_c[0] = 0;
@@ -206,18 +207,13 @@ class GradientKernel<models::ActR> : public ForwardModeKernel<models::ActR> {
         card.d_c[i] = sum.s + c * sum.s_c;
         card.d_h[i] = c * sum.s_h;
       }
+      const detail::ActRSum sum = detail::act_r_lane_sum<L>(card, l, card.c[l - 1] + delta_t(k), h);
+      const double m = std::log(sum.s);
+      const double z = (m - tau) / s;
       Dual p;
-      if (l == 0) {
-        p = core::sigmoid((Dual(0.0) - Dual::variable(tau, 3)) / Dual::variable(s, 2));
-      } else {
-        const detail::ActRSum sum = detail::act_r_lane_sum<L>(card, l, card.c[l - 1] + delta_t(k), h);
-        const double m = std::log(sum.s);
-        const double z = (m - tau) / s;
-        const double pv = core::sigmoid(z);
-        const double dz = pv * (1 - pv) / s;  // ∂p/∂m
-        p.val = pv;
-        p.grad = {dz * sum.s_a / sum.s, dz * sum.s_c / sum.s, -dz * z, -dz, dz * sum.s_h / sum.s};
-      }
+      p.val = core::sigmoid(z);
+      const double dz = p.val * (1 - p.val) / s;  // ∂p/∂m
+      p.grad = {dz * sum.s_a / sum.s, dz * sum.s_c / sum.s, -dz * z, -dz, dz * sum.s_h / sum.s};
       emit(k, p);
     }
   }
