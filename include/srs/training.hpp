@@ -58,6 +58,17 @@ enum class Batching {
 /// 1e-11 of their size, not to the last bit (docs/performance.md).
 enum class Lanes { automatic, scalar, sse2, avx2 };
 
+/// The arithmetic of a neural network's training, for the models that have a
+/// float32 kernel (the LSTM: optim/kernels/lstm_f32.hpp). `float32`: the
+/// forward and backward passes in float32 as the reference trains on a GPU,
+/// with fused multiply-adds and a vectorised exp where the CPU has AVX2 and
+/// FMA (Lanes::automatic or avx2; any other Lanes value: the portable 4-lane
+/// instance, the same bits on every machine); deterministic for a given
+/// machine class, within the tolerance of docs/performance.md ("The neural
+/// models' float32 training") of `float64`: the double kernel, whose results
+/// are the same to the last bit on every machine (the reference-matching path).
+enum class NeuralPrecision { float32, float64 };
+
 struct TrainOptions {
   TrainMode mode = TrainMode::full;
   std::uint32_t seed = 2023;                ///< seed of the batch-order generator
@@ -66,6 +77,9 @@ struct TrainOptions {
   /// batches, FSRS-7 in reference batches, ACT-R in either); Lanes::scalar:
   /// its passes one card or row at a time.
   Lanes lanes = Lanes::automatic;
+  /// The neural networks' training arithmetic (NeuralPrecision; models without
+  /// a float32 kernel train in double whatever it says).
+  NeuralPrecision neural_precision = NeuralPrecision::float32;
   /// Reference batching: the reviews that several rows of a batch share (the
   /// same first reviews, bit for bit) are replayed once per batch — history
   /// trees (optim/history_tree.hpp) for FSRS-6, FSRS-rs (its batches and its

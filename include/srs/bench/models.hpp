@@ -64,6 +64,7 @@ Runner make_runner(const std::string& result_name, M model, const Options& o, bo
   if (o.flags.fast) eo.train.batching = optim::Batching::card_window;
   eo.precision = o.precision;
   eo.train.lanes = o.lanes;
+  eo.train.neural_precision = o.train_precision;
   eo.threads = o.fold_threads;
   eo.train.mode = o.flags.defaults || defaults ? optim::TrainMode::defaults
                   : o.flags.s0                 ? optim::TrainMode::initialize_only

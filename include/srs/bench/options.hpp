@@ -45,6 +45,8 @@ struct Options {
   eval::Precision precision = eval::Precision::float32;
   /// --lanes: the vector lanes of the training passes that have them (optim::Lanes).
   optim::Lanes lanes = optim::Lanes::automatic;
+  /// --train-precision: the neural training arithmetic (optim::NeuralPrecision).
+  optim::NeuralPrecision train_precision = optim::NeuralPrecision::float32;
   fs::path out = "result";
   bool raw = false;
   bool overwrite = false;
@@ -144,9 +146,14 @@ Protocol flags (as in the reference benchmark; they also name the result file):
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
   --lanes L           vector lanes of the training passes that have them (FSRS-7,
-                      ACT-R; FSRS-6 with --fast): auto (default: the widest this CPU runs),
-                      avx2, sse2, or scalar (one row at a time with libm: the same
-                      results to the last bit on every machine; slower)
+                      ACT-R; FSRS-6 with --fast; the LSTM in float): auto (default: the
+                      widest this CPU runs), avx2, sse2, or scalar (one row at a time
+                      with libm: the same results to the last bit on every machine;
+                      slower; the LSTM in float: its portable 4-lane kernel)
+  --train-precision P arithmetic of the LSTM's training: float (default; float32 with
+                      fused multiply-adds, as the reference trains on a GPU, within the
+                      tolerance of docs/performance.md) or double (the same results
+                      to the last bit on every machine; 3-4x slower)
 
 Neural models (GRU, GRU-P, GRU-mix, LSTM, Transformer, NN-17; GRU-mix runs only
 with --secs and writes the reference's GRU...-secs files, the 39-parameter GRU
@@ -285,6 +292,15 @@ inline Options parse_args(int argc, char** argv, const Program& program, const s
         o.precision = eval::Precision::float64;
       } else {
         usage_error("--precision must be float or double, got '" + p + "'");
+      }
+    } else if (a == "--train-precision") {
+      const std::string& p = value();
+      if (p == "float" || p == "float32") {
+        o.train_precision = optim::NeuralPrecision::float32;
+      } else if (p == "double" || p == "float64") {
+        o.train_precision = optim::NeuralPrecision::float64;
+      } else {
+        usage_error("--train-precision must be float or double, got '" + p + "'");
       }
     } else if (a == "--lanes") {
       const std::string& l = value();

@@ -30,6 +30,7 @@
 #include <srs/models/neural.hpp>          // models::NeuralWeights, PretrainOptions, detail::RowRef, ...
 #include <srs/optim/adam.hpp>             // optim::Adam
 #include <srs/optim/kernels/lstm.hpp>     // optim::batch_loss(const models::Lstm&, ...)
+#include <srs/optim/kernels/lstm_f32.hpp> // optim::batch_loss_f32, detail::to_f32, LstmF32Workspace
 #include <srs/optim/randperm.hpp>         // optim::torch_randperm
 #include <srs/training.hpp>         // optim::NetworkTrainer, TrainOptions, TrainMode
 #include <srs/optim/trainers/neural.hpp>  // detail::make_batches, check_finite, clip_grad_norm, adamw_step, ...
@@ -56,7 +57,8 @@ inline std::pair<double, double> mean_and_std(const std::vector<double>& xs) {
 template <>
 struct NetworkTrainer<models::Lstm> {
   /// Per-user fine-tuning (models/lstm.hpp); `weights` is ignored (the
-  /// fine-tuning has its own recency weights); of `opt` only the mode applies.
+  /// fine-tuning has its own recency weights); of `opt` the mode, the
+  /// precision (NeuralPrecision: float32 by default) and its lanes apply.
   static std::array<double, 8869> train(const models::Lstm& model, const data::Dataset& ds,
                                         std::span<const std::size_t> rows, std::span<const double> /*weights*/,
                                         const TrainOptions& opt = {}) {
@@ -103,15 +105,25 @@ struct NetworkTrainer<models::Lstm> {
                 state->v.begin());
     }
     const double lr_scale = std::pow(16000.0, 1.0 - cfg.batch_size_exp);
+    const bool f32 = opt.neural_precision == NeuralPrecision::float32;
+    std::vector<detail::LstmF32Batch> batches32;
+    std::unique_ptr<detail::LstmF32Workspace> work32;
+    if (f32) {
+      for (const Batch& b : batches) batches32.push_back(detail::to_f32(b));
+      work32 = std::make_unique<detail::LstmF32Workspace>();
+    }
     std::vector<double> grad(N);
     const std::span<double, N> ws(w);
     const std::span<double, N> gs(grad.data(), N);
     for (int pass = 0; pass < cfg.passes; ++pass) {
       const double lr = lr_scale * detail::piecewise_linear_rate(cfg.lr_start, cfg.lr_middle, cfg.lr_end,
                                                                  cfg.warmup_passes, cfg.passes, pass);
-      for (const Batch& b : batches) {
+      for (std::size_t bi = 0; bi < batches.size(); ++bi) {
+        const Batch& b = batches[bi];
         std::fill(grad.begin(), grad.end(), 0.0);
-        const double loss = optim::batch_loss(model, std::span<const double, N>(w), b, grad.data());
+        const double loss =
+            f32 ? optim::batch_loss_f32(std::span<const double, N>(w), batches32[bi], grad.data(), *work32, opt.lanes)
+                : optim::batch_loss(model, std::span<const double, N>(w), b, grad.data());
         const double bsz = static_cast<double>(b.rows);
         const double scale = std::pow(bsz, cfg.batch_size_exp) / bsz;
         for (std::size_t k = 0; k < N; ++k) grad[k] = grad[k] * scale + 2.0 * cfg.reg_scale * (w[k] - pre[k]);
