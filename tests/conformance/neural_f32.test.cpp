@@ -66,7 +66,9 @@ void nf_check(const fs::path& data, const std::string& users, std::size_t expect
   const auto b = nf_by_user(f64);
   REQUIRE(a.size() == expect_users);
   REQUIRE(b.size() == expect_users);
-  for (const auto& [user, va] : a) {
+  for (const auto& entry : a) {
+    const std::string& user = entry.first;  // (clang 14 cannot capture a structured binding)
+    const json::Value& va = entry.second;
     CAPTURE(user);
     REQUIRE(b.count(user) == 1);
     const json::Value& vb = b.at(user);
