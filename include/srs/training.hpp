@@ -63,7 +63,7 @@ enum class Lanes { automatic, scalar, sse2, avx2 };
 /// forward and backward passes in float32 as the reference trains on a GPU,
 /// with fused multiply-adds and a vectorised exp where the CPU has AVX2 and
 /// FMA (Lanes::automatic or avx2; any other Lanes value: the portable 4-lane
-/// instance, the same bits on every machine); deterministic for a given
+/// instance, the same bits on every machine for a given compiler); deterministic for a given
 /// machine class, within the tolerance of docs/performance.md ("The neural
 /// models' float32 training") of `float64`: the double kernel, whose results
 /// are the same to the last bit on every machine (the reference-matching path).

@@ -83,7 +83,6 @@ struct LstmF32Batch {
   AlignedFloats delta, y, weight;      ///< each target's interval, label, weight (0 in the padding)
   std::size_t targets = 0;             ///< targets (the batch's rows)
   std::size_t targets_padded = 0;      ///< targets rounded up to a multiple of 8
-  std::size_t rows = 0;                ///< the double batch's rows (= targets)
 };
 
 inline constexpr std::size_t f32_pad = 8;
@@ -110,7 +109,6 @@ inline LstmF32Batch to_f32(const models::Lstm::Batch& b) {
       out.x.data()[f * at + column[c]] = static_cast<float>(b.x(static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(c)));
   out.targets = b.targets.size();
   out.targets_padded = round_up8(out.targets);
-  out.rows = b.rows;
   const std::size_t nt = out.targets_padded;
   out.delta.reserve(nt);
   out.y.reserve(nt);
@@ -200,7 +198,6 @@ class LstmF32Workspace {
     scratch_at_ = at;
     at += scratch_floats;
     mem_.reserve(at);
-    n_ = n;
     nt_ = nt;
   }
   float* col(Buf b) noexcept { return mem_.data() + offset_[static_cast<std::size_t>(b)]; }
@@ -211,7 +208,7 @@ class LstmF32Workspace {
  private:
   AlignedFloats mem_;
   std::array<std::size_t, static_cast<std::size_t>(Buf::count)> offset_{};
-  std::size_t targets_at_ = 0, scratch_at_ = 0, n_ = 0, nt_ = 0;
+  std::size_t targets_at_ = 0, scratch_at_ = 0, nt_ = 0;
 };
 
 // The portable instance: 4 lanes, separate multiplies and adds.
