@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tests of srs/models/rnn.hpp: GRU (39 parameters) and GRU-P (297).
+//   - card(): one pass over a card's rows, predict()'s values to the bit;
 //   - parameter blocks, counts and the seeded initialisation (orthogonal weights);
 //   - the forward pass against an independent, loop-by-loop PyTorch GRU cell and
 //     the two input encodings / output heads of docs/models.md §12.1-12.2;
@@ -13,10 +14,12 @@
 #include <cmath>    // std::exp, std::tanh, std::abs, std::pow
 #include <cstddef>  // std::size_t
 #include <span>     // std::span
+#include <type_traits>  // std::remove_cvref_t
 #include <vector>   // std::vector
 
 #include <srs/models/avg.hpp>             // srs::models::Avg
 #include <srs/models/rnn.hpp>             // srs::models::Gru, GruP
+#include <srs/optim/replay.hpp>           // srs::optim::Predictor
 #include <srs/optim/trainers/neural.hpp>  // srs::optim::batch_loss, optim::train (GRU, GRU-P)
 #include <support/neural_check.hpp>       // srs::test::random_cards, perturbed_params, batches_of, rows_loss
 
@@ -163,6 +166,31 @@ TEST_CASE("GRU-P: a row whose interval is not its card's next step gets its own 
         doctest::Approx(srs::test::rows_loss(m, ws, ds, srs::test::all_rows(ds))).epsilon(1e-13));
   // GRU shares the card for all three rows (Δ enters after the network).
   CHECK(srs::test::batches_of(Gru{}, ds)[0].cols() == 2);
+}
+
+TEST_CASE("GRU, GRU-P: one pass over a card (the evaluator's Predictor) gives predict()'s values to the bit") {
+  // A card (t, r) of six reviews; rows after 1..6 steps, some after the same
+  // number of steps at different intervals (GRU-P's last step carries the row's own).
+  srs::data::Dataset ds;
+  ds.steps = {{0, 3}, {2, 3}, {5, 1}, {1, 2}, {4, 3}, {11, 4}};
+  const std::vector<std::size_t> len{1, 2, 2, 3, 5, 6, 6};
+  const std::vector<double> dt{2, 5, 9, 1, 11, 30, 0.5};
+  auto check = [&](const auto& m, const auto& w) {
+    constexpr std::size_t n = std::remove_cvref_t<decltype(m)>::num_params;
+    const auto ws = std::span<const double, n>(w);
+    const srs::optim::Predictor<double, std::remove_cvref_t<decltype(m)>> pred(m, ws);
+    std::vector<double> got(len.size(), -1.0);
+    pred.card(
+        std::span<const srs::data::Step>(ds.steps), len.size(), [&](std::size_t k) { return len[k]; },
+        [&](std::size_t k) { return dt[k]; }, [&](std::size_t k, double p) { got[k] = p; });
+    for (std::size_t k = 0; k < len.size(); ++k) {
+      const double want = m.predict(ws, std::span<const srs::data::Step>(ds.steps).first(len[k]), dt[k]);
+      CAPTURE(k);
+      CHECK(got[k] == want);
+    }
+  };
+  check(GruP{}, perturbed(GruP{}, 3));
+  check(Gru{}, perturbed(Gru{}, 4));
 }
 
 TEST_CASE("GRU, GRU-P: training is deterministic, starts from default_params and lowers the training loss") {

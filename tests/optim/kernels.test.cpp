@@ -40,6 +40,7 @@
 #include <srs/models/fsrs_rs.hpp>                 // srs::models::FsrsRs
 #include <srs/models/hlr.hpp>                     // srs::models::Hlr
 #include <srs/models/fsrs7.hpp>                   // srs::models::Fsrs7
+#include <srs/optim/kernels/act_r.hpp>            // GradientKernel<ActR>
 #include <srs/optim/kernels/fsrs6.hpp>            // GradientKernel<Fsrs6>
 #include <srs/optim/kernels/fsrs7.hpp>            // GradientKernel<Fsrs7>
 #include <srs/optim/kernels/fsrs_rs.hpp>          // GradientKernel<FsrsRs>

@@ -28,6 +28,7 @@
 #include <srs/eval/evaluator.hpp>         // srs::eval::Evaluator, TimeSeriesSplit
 #include <srs/eval/metrics.hpp>           // srs::eval::LogLoss
 #include <srs/models/neural.hpp>          // srs::models::ParamBlock, PretrainOptions, detail::row_refs
+#include <srs/optim/kernels/f32.hpp>      // srs::optim::detail::f32_uses_avx2
 #include <srs/optim/replay.hpp>           // srs::optim::bce
 #include <srs/optim/trainers/neural.hpp>  // srs::optim::pretrain, detail::make_batches
 #include <srs/sched/synthetic.hpp>        // srs::sched::simulate_user, SimulationOptions
@@ -36,7 +37,7 @@
 
 #include <algorithm>  // std::max, std::min
 #include <array>      // std::array
-#include <cmath>      // std::abs
+#include <cmath>      // std::abs, std::sqrt
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint64_t, std::int64_t
 #include <deque>      // std::deque
@@ -224,6 +225,33 @@ GradientReport check_gradient(const std::array<models::ParamBlock, B>& layout, c
     if (block_max == 0) rep.zero_blocks.emplace_back(blk.name);
   }
   return rep;
+}
+
+/// The float32 kernels' instances this machine runs (srs/optim/kernels/f32.hpp):
+/// the portable one always, AVX2 + FMA where the CPU has both.
+inline std::vector<optim::Lanes> f32_instances() {
+  std::vector<optim::Lanes> out{optim::Lanes::sse2};
+  if (optim::detail::f32_uses_avx2(optim::Lanes::automatic)) out.push_back(optim::Lanes::avx2);
+  return out;
+}
+
+/// Checks, per parameter block of `layout`, ‖got - want‖ ≤ tol ‖want‖ (and
+/// that the block's gradient is not zero).
+template <class Layout>
+void check_blocks_close(const Layout& layout, const std::vector<double>& got, const std::vector<double>& want,
+                        double tol) {
+  std::size_t at = 0;
+  for (const auto& blk : layout) {
+    double diff = 0, norm = 0;
+    for (std::size_t k = at; k < at + blk.size(); ++k) {
+      diff += (got[k] - want[k]) * (got[k] - want[k]);
+      norm += want[k] * want[k];
+    }
+    INFO("block " << blk.name);
+    CHECK(norm > 0);
+    CHECK(std::sqrt(diff) <= tol * std::sqrt(norm));
+    at += blk.size();
+  }
 }
 
 }  // namespace srs::test

@@ -43,14 +43,15 @@
 #include <cstdint>      // std::uint64_t, std::uint32_t, std::int64_t
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream, std::ofstream
+#include <functional>   // std::hash
 #include <iterator>     // std::istreambuf_iterator
-#include <map>          // std::map
 #include <memory>       // std::shared_ptr, std::make_shared
 #include <span>         // std::span
 #include <string>       // std::string, std::to_string
 #include <string_view>  // std::string_view
 #include <type_traits>  // std::is_same_v, std::decay_t
-#include <utility>      // std::pair, std::move
+#include <unordered_map>  // std::unordered_map
+#include <utility>        // std::pair, std::move
 #include <variant>      // std::variant, std::visit
 #include <vector>       // std::vector
 
@@ -288,8 +289,19 @@ inline std::vector<RowRef> row_refs(const data::Dataset& ds, std::span<const std
 inline std::vector<SeqSource> make_sources(std::span<const RowRef> rows, std::size_t max_seq_len, bool share,
                                            bool next_interval) {
   std::vector<SeqSource> out;
-  std::map<std::pair<const data::Dataset*, std::size_t>, std::size_t> card_index;  // (ds, hist_begin) -> out index
-  std::vector<RowRef> own;                                                         // rows needing their own sequence
+  // (ds, hist_begin) -> out index: a card's rows share their history's first step.
+  struct CardKey {
+    const data::Dataset* ds;
+    std::size_t begin;
+    bool operator==(const CardKey&) const = default;
+  };
+  struct CardHash {
+    std::size_t operator()(const CardKey& k) const noexcept {
+      return std::hash<const void*>{}(k.ds) ^ (k.begin * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  std::unordered_map<CardKey, std::size_t, CardHash> card_index;
+  if (share) card_index.reserve(rows.size());
   for (const RowRef& r : rows) {
     const data::Item& it = r.ds->items[r.item];
     if (it.hist_len == 0 || it.hist_len > max_seq_len) continue;
@@ -298,8 +310,7 @@ inline std::vector<SeqSource> make_sources(std::span<const RowRef> rows, std::si
       out.push_back({r.ds, it.hist_begin, it.hist_len, it.delta_t, {t}});
       continue;
     }
-    const auto key = std::make_pair(r.ds, it.hist_begin);
-    auto [pos, fresh] = card_index.try_emplace(key, out.size());
+    auto [pos, fresh] = card_index.try_emplace(CardKey{r.ds, it.hist_begin}, out.size());
     if (fresh) out.push_back({r.ds, it.hist_begin, 0, 0.0, {}});
     SeqSource& s = out[pos->second];
     s.targets.push_back(t);

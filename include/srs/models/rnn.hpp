@@ -37,7 +37,8 @@
 /// (GRU-P-short).
 ///
 /// `predict` runs the network one step at a time, templated on the scalar
-/// type (double, or core::Dual for the tests' gradient cross-check).
+/// type (double, or core::Dual for the tests' gradient cross-check); `card`
+/// predicts the rows of one card in a single pass, with the same values.
 #pragma once
 
 #include <array>        // std::array
@@ -130,9 +131,6 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
   requires(std::is_same_v<T, double> || core::is_dual_v<T>) T
       predict(std::span<const T, num_params> w, std::span<const data::Step> history, double t)
   const {
-    using O = detail::GruOffsets<H>;
-    using core::sigmoid;
-    using std::exp;
     std::array<T, H> h;
     h.fill(T(0.0));
     const std::span<const T> ws(w);
@@ -140,12 +138,36 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
       const double x0 = Direct ? (j + 1 < history.size() ? history[j + 1].t : t) : history[j].t;
       detail::gru_step<T, H>(ws, h, x0, static_cast<double>(history[j].rating));
     }
-    T out = w[O::fc_b];
-    for (std::size_t j = 0; j < static_cast<std::size_t>(H); ++j) out = out + w[O::fc_w + j] * h[j];
-    if constexpr (Direct) {
-      return sigmoid(out);
-    } else {
-      return detail::power_curve_half(t, T(exp(out)));
+    return head(w, h, t);
+  }
+
+  /// The predictions of n rows of one card in one pass over its `steps` (the
+  /// evaluator's Predictor::card): row k has the first len(k) >= 1 steps as
+  /// history (non-decreasing in k) and interval delta_t(k); emit(k, p). The
+  /// rows share the hidden state of their common steps (GRU-P: all but the
+  /// last, which carries the row's own interval), so each value is predict()'s
+  /// to the bit, at the cost of one pass.
+  template <class T, class Len, class Dt, class Emit>
+  requires(std::is_same_v<T, double> || core::is_dual_v<T>)
+  void card(std::span<const T, num_params> w, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
+            Emit emit) const {
+    std::array<T, H> h;
+    h.fill(T(0.0));
+    const std::span<const T> ws(w);
+    std::size_t done = 0;  // steps folded into h
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t l = len(k);
+      const double t = delta_t(k);
+      if constexpr (Direct) {
+        for (; done + 1 < l; ++done)
+          detail::gru_step<T, H>(ws, h, steps[done + 1].t, static_cast<double>(steps[done].rating));
+        std::array<T, H> last = h;
+        detail::gru_step<T, H>(ws, last, t, static_cast<double>(steps[l - 1].rating));
+        emit(k, head(w, last, t));
+      } else {
+        for (; done < l; ++done) detail::gru_step<T, H>(ws, h, steps[done].t, static_cast<double>(steps[done].rating));
+        emit(k, head(w, h, t));
+      }
     }
   }
 
@@ -159,6 +181,22 @@ struct GruFamily : NeuralBase<Derived, detail::GruOffsets<H>::size> {
         out(1, c) = static_cast<double>(steps[j].rating);
       }
     });
+  }
+
+ private:
+  /// The head on the last hidden state: p = σ(out) (GRU-P), or FSRS-4.5's curve at S = e^out.
+  template <class T>
+  static T head(std::span<const T, num_params> w, const std::array<T, H>& h, double t) {
+    using O = detail::GruOffsets<H>;
+    using core::sigmoid;
+    using std::exp;
+    T out = w[O::fc_b];
+    for (std::size_t j = 0; j < static_cast<std::size_t>(H); ++j) out = out + w[O::fc_w + j] * h[j];
+    if constexpr (Direct) {
+      return sigmoid(out);
+    } else {
+      return detail::power_curve_half(t, T(exp(out)));
+    }
   }
 };
 

@@ -106,7 +106,7 @@ struct NetworkTrainer<models::Lstm> {
     }
     const double lr_scale = std::pow(16000.0, 1.0 - cfg.batch_size_exp);
     const bool f32 = opt.neural_precision == NeuralPrecision::float32;
-    std::vector<detail::LstmF32Batch> batches32;
+    std::vector<detail::F32Batch> batches32;
     std::unique_ptr<detail::LstmF32Workspace> work32;
     if (f32) {
       for (const Batch& b : batches) batches32.push_back(detail::to_f32(b));

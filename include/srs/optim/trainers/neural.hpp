@@ -30,8 +30,11 @@
 /// models): batches are sets of cards, not 512 rows of equal length, so the
 /// rows of one optimiser step differ (their number per epoch is the same); the
 /// initial weights come from our own seeded generator (same distributions as
-/// PyTorch's initialisers, not PyTorch's random stream), and arithmetic is
-/// double, not float32.
+/// PyTorch's initialisers, not PyTorch's random stream). The arithmetic is
+/// double (the kernels of srs/optim/kernels/), except where a model has a
+/// float32 kernel (GRU, GRU-P: HasF32Kernel) and TrainOptions::neural_precision
+/// is float32, its default: then fine-tuning runs that kernel (pretraining
+/// stays in double).
 #pragma once
 
 #include <algorithm>  // std::fill, std::copy, std::clamp, std::min, std::max, std::shuffle
@@ -45,6 +48,7 @@
 #include <random>     // std::mt19937
 #include <span>       // std::span
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::declval
 #include <vector>     // std::vector
 
 #include <srs/concepts.hpp>            // srs::NeuralNetwork
@@ -52,6 +56,8 @@
 #include <srs/data/dataset.hpp>        // data::Dataset, data::Item
 #include <srs/models/neural.hpp>       // models::NeuralTraining, NeuralWeights, PretrainOptions, detail::RowRef, ...
 #include <srs/optim/adam.hpp>          // optim::Adam
+#include <srs/optim/kernels/f32.hpp>   // detail::F32Batch, to_f32
+#include <srs/optim/kernels/gru_f32.hpp>  // optim::batch_loss_f32, make_f32_workspace (GRU, GRU-P)
 #include <srs/optim/kernels/nn17.hpp>  // optim::batch_loss(const models::Nn17&, ...)
 #include <srs/optim/kernels/rnn.hpp>   // optim::batch_loss(const models::GruFamily&, ...)
 #include <srs/optim/kernels/transformer.hpp>  // optim::batch_loss, batch_loss_dropout (Transformer)
@@ -134,24 +140,29 @@ concept HasDropout = requires(const M& m, std::span<const double, M::num_params>
   { optim::batch_loss_dropout(m, w, b, g, stream) } -> std::convertible_to<double>;
 };
 
-/// The reference Trainer on prepared batches: `cfg.n_epoch` epochs, batches in
-/// torch_randperm order (mt19937 seeded cfg.seed), AdamW/Adam at the cosine
-/// rate, the model's clamp after each step (with training-mode dropout for
-/// models that have it). `w` holds the start and receives
-/// the result (the last epoch's weights, or the best by mean training loss
-/// when cfg.keep_best_epoch).
-template <class M, std::size_t N = M::num_params>
-void fit(const M& model, std::span<double, N> w, const std::vector<typename M::Batch>& batches,
-         const models::NeuralTraining& cfg) {
-  const std::size_t n_batches = batches.size();
+/// The reference Trainer over `n_batches` prepared batches of `n_rows` rows in
+/// all: `cfg.n_epoch` epochs, batches in torch_randperm order (mt19937 seeded
+/// cfg.seed), AdamW/Adam at the cosine rate, the model's clamp after each step.
+/// `loss_of(w, b, grad, stream)` is batch b's Σ weight·BCE at w, its gradient
+/// added to grad unless null (`stream` seeds training-mode dropout: (seed,
+/// step)). `w` holds the start and receives the result (the last epoch's
+/// weights, or the best by mean training loss when cfg.keep_best_epoch).
+template <class M, std::size_t N, class Loss>
+void fit_with(const M& model, std::span<double, N> w, std::size_t n_batches, std::size_t n_rows,
+              const models::NeuralTraining& cfg, Loss&& loss_of) {
   if (n_batches == 0) return;
   const optim::Adam adam{0.9, 0.999, 1e-8};
   auto state = std::make_unique<optim::Adam::State<N>>();
   std::vector<double> grad(N), best;
+  auto mean = [&] {
+    double l = 0;
+    for (std::size_t b = 0; b < n_batches; ++b) l += loss_of(std::span<const double, N>(w), b, nullptr, 0);
+    return n_rows > 0 ? l / static_cast<double>(n_rows) : 0.0;
+  };
   double best_loss = std::numeric_limits<double>::infinity();
   if (cfg.keep_best_epoch) {
     best.assign(w.begin(), w.end());
-    best_loss = mean_loss(model, std::span<const double, N>(w), batches);
+    best_loss = mean();
   }
   optim::CosineAnnealing schedule(cfg.lr, static_cast<long>(n_batches) * cfg.n_epoch);
   std::mt19937 gen(cfg.seed);
@@ -161,21 +172,15 @@ void fit(const M& model, std::span<double, N> w, const std::vector<typename M::B
     for (std::size_t b : optim::torch_randperm(n_batches, gen)) {
       std::fill(grad.begin(), grad.end(), 0.0);
       ++step;
-      double loss = 0;
-      if constexpr (HasDropout<M>) {
-        // Training mode: fresh dropout masks per step, from (seed, step).
-        loss = optim::batch_loss_dropout(model, std::span<const double, N>(w), batches[b], grad.data(),
-                                         (static_cast<std::uint64_t>(cfg.seed) << 32) + step);
-      } else {
-        loss = optim::batch_loss(model, std::span<const double, N>(w), batches[b], grad.data());
-      }
+      const double loss = loss_of(std::span<const double, N>(w), b, grad.data(),
+                                  (static_cast<std::uint64_t>(cfg.seed) << 32) + step);
       check_finite<N>(loss, gs, "in epoch " + std::to_string(epoch + 1));
       adamw_step<N>(adam, *state, w, gs, schedule.lr(), cfg.adamw ? cfg.weight_decay : 0.0);
       schedule.step();
       model.clamp(w);
     }
     if (cfg.keep_best_epoch) {
-      const double loss = mean_loss(model, std::span<const double, N>(w), batches);
+      const double loss = mean();
       if (loss < best_loss) {
         best_loss = loss;
         best.assign(w.begin(), w.end());
@@ -185,20 +190,57 @@ void fit(const M& model, std::span<double, N> w, const std::vector<typename M::B
   if (cfg.keep_best_epoch) std::copy(best.begin(), best.end(), w.begin());
 }
 
+/// The reference Trainer (fit_with) on the model's double kernel, with
+/// training-mode dropout for the models that have it.
+template <class M, std::size_t N = M::num_params>
+void fit(const M& model, std::span<double, N> w, const std::vector<typename M::Batch>& batches,
+         const models::NeuralTraining& cfg) {
+  fit_with(model, w, batches.size(), total_rows(batches), cfg,
+           [&](std::span<const double, N> wc, std::size_t b, double* grad, std::uint64_t stream) {
+             if constexpr (HasDropout<M>) {
+               if (grad) return optim::batch_loss_dropout(model, wc, batches[b], grad, stream);
+             }
+             return optim::batch_loss(model, wc, batches[b], grad);
+           });
+}
+
+/// A network with a float32 kernel (GRU, GRU-P: optim/kernels/gru_f32.hpp):
+/// optim::make_f32_workspace(model) and optim::batch_loss_f32(model, w,
+/// F32Batch, grad, workspace, lanes).
+template <class M>
+concept HasF32Kernel = requires(const M& m) { optim::make_f32_workspace(m); } &&
+    requires(const M& m, std::span<const double, M::num_params> w, const F32Batch& b, double* g, Lanes l,
+             decltype(optim::make_f32_workspace(std::declval<const M&>()))& ws) {
+      { optim::batch_loss_f32(m, w, b, g, ws, l) } -> std::convertible_to<double>;
+    };
+
 /// Per-user fine-tuning of a trainer-based neural model (GRU, GRU-P,
 /// Transformer, NN-17): from the model's default parameters (pretrained
 /// weights when loaded), `model.fine_tune` settings.
 /// @throws InadequateData when no row has a history of 1..max_seq_len steps
 template <class M, std::size_t N = M::num_params>
 std::array<double, N> fine_tune(const M& model, const data::Dataset& ds, std::span<const std::size_t> rows,
-                                std::span<const double> weights, optim::TrainMode mode) {
+                                std::span<const double> weights, const optim::TrainOptions& opt) {
   std::array<double, N> w = model.default_params();
-  if (mode != optim::TrainMode::full) return w;
+  if (opt.mode != optim::TrainMode::full) return w;
   const models::NeuralTraining& cfg = model.fine_tune;
   const std::vector<models::detail::RowRef> refs = models::detail::row_refs(ds, rows, weights);
   const auto batches =
       make_batches(model, std::span<const models::detail::RowRef>(refs), cfg.batch_size, cfg.max_seq_len);
   if (batches.empty()) throw InadequateData("Training data is inadequate.");
+  if constexpr (HasF32Kernel<M>) {
+    if (opt.neural_precision == NeuralPrecision::float32) {
+      std::vector<F32Batch> batches32;
+      batches32.reserve(batches.size());
+      for (const auto& b : batches) batches32.push_back(to_f32(b));
+      auto ws = optim::make_f32_workspace(model);
+      fit_with(model, std::span<double, N>(w), batches32.size(), total_rows(batches), cfg,
+               [&](std::span<const double, N> wc, std::size_t b, double* grad, std::uint64_t /*stream*/) {
+                 return optim::batch_loss_f32(model, wc, batches32[b], grad, ws, opt.lanes);
+               });
+      return w;
+    }
+  }
   fit(model, std::span<double, N>(w), batches, cfg);
   return w;
 }
@@ -291,7 +333,7 @@ struct NetworkTrainer<M> {
   static std::array<double, M::num_params> train(const M& model, const data::Dataset& ds,
                                                  std::span<const std::size_t> rows,
                                                  std::span<const double> weights = {}, const TrainOptions& opt = {}) {
-    return detail::fine_tune(model, ds, rows, weights, opt.mode);
+    return detail::fine_tune(model, ds, rows, weights, opt);
   }
   /// @throws InadequateData when no row can be trained on
   static models::NeuralWeights pretrain(const M& model, std::span<const data::Dataset> users,
