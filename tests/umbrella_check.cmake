@@ -12,7 +12,7 @@ endif()
 set(component_neural  # Eigen
   models/gru_mix.hpp models/lstm.hpp models/neural.hpp models/nn17.hpp models/rnn.hpp models/transformer.hpp
   optim/kernels/f32.hpp optim/kernels/gru_f32.hpp optim/kernels/gru_mix.hpp optim/kernels/lstm.hpp
-  optim/kernels/lstm_f32.hpp optim/kernels/neural.hpp optim/kernels/nn17.hpp
+  optim/kernels/lstm_f32.hpp optim/kernels/neural.hpp optim/kernels/nn17.hpp optim/kernels/nn17_f32.hpp
   optim/kernels/rnn.hpp optim/kernels/transformer.hpp
   optim/trainers/gru_mix.hpp optim/trainers/lstm.hpp optim/trainers/neural.hpp)
 set(component_anki anki/collection.hpp)  # SQLite

@@ -60,7 +60,7 @@ enum class Lanes { automatic, scalar, sse2, avx2 };
 
 /// The arithmetic of a neural network's training, for the models that have a
 /// float32 kernel (the LSTM: optim/kernels/lstm_f32.hpp; GRU and GRU-P:
-/// optim/kernels/gru_f32.hpp). `float32`: the
+/// gru_f32.hpp; NN-17: nn17_f32.hpp). `float32`: the
 /// forward and backward passes in float32 as the reference trains on a GPU,
 /// with fused multiply-adds and a vectorised exp where the CPU has AVX2 and
 /// FMA (Lanes::automatic or avx2; any other Lanes value: the portable 4-lane

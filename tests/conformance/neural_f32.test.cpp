@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The neural models' float32 training contract (docs/performance.md, "The neural
 // models' float32 training") on real data: srs-bench's LSTM with the README's flags
-// (--short --secs --equalize_test_with_non_secs), GRU and GRU-P with the default
-// ones, trained in float32 (the default) and in double (--train-precision double,
+// (--short --secs --equalize_test_with_non_secs), GRU, GRU-P and NN-17 with the
+// default ones, trained in float32 (the default) and in double (--train-precision double,
 // the reference-matching path), on the seven shared collections and on user 1 of
 // anki-revlogs-10k (its CSV twin, when the folder is there): per user the same
 // rows, |ΔLogLoss| ≤ 0.002, |ΔRMSE(bins)| ≤ 0.002 and |ΔAUC| ≤ 0.005; and a
@@ -40,6 +40,7 @@ const NfModel nf_lstm{"--model LSTM --short --secs --equalize_test_with_non_secs
                       "LSTM-short-secs-equalize_test_with_non_secs"};
 const NfModel nf_gru{"--model GRU", "GRU"};
 const NfModel nf_grup{"--model GRU-P", "GRU-P"};
+const NfModel nf_nn17{"--model NN-17", "NN-17"};
 
 /// srs-bench's `model` on `data` (and `users`) with `extra` flags into a fresh folder `name`.
 fs::path nf_run(const NfModel& model, const fs::path& data, const std::string& users, const std::string& extra,
@@ -104,6 +105,10 @@ TEST_CASE("neural float32 contract: GRU and GRU-P on the seven shared collection
   nf_check(nf_grup, SRS_REAL_DATA_DIR, "", 7, "grup_seven");
 }
 
+TEST_CASE("neural float32 contract: NN-17 on the seven shared collections, float32 against double") {
+  nf_check(nf_nn17, SRS_REAL_DATA_DIR, "", 7, "nn17_seven");
+}
+
 #ifdef SRS_ANKI_10K_CSV_DIR
 TEST_CASE("neural float32 contract: the LSTM on user 1 of anki-revlogs-10k, float32 against double") {
   nf_check(nf_lstm, SRS_ANKI_10K_CSV_DIR, "1", 1, "lstm_user1");
@@ -112,5 +117,9 @@ TEST_CASE("neural float32 contract: the LSTM on user 1 of anki-revlogs-10k, floa
 TEST_CASE("neural float32 contract: GRU and GRU-P on user 1 of anki-revlogs-10k, float32 against double") {
   nf_check(nf_gru, SRS_ANKI_10K_CSV_DIR, "1", 1, "gru_user1");
   nf_check(nf_grup, SRS_ANKI_10K_CSV_DIR, "1", 1, "grup_user1");
+}
+
+TEST_CASE("neural float32 contract: NN-17 on user 1 of anki-revlogs-10k, float32 against double") {
+  nf_check(nf_nn17, SRS_ANKI_10K_CSV_DIR, "1", 1, "nn17_user1");
 }
 #endif

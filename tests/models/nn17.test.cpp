@@ -2,6 +2,7 @@
 // Tests of srs/models/nn17.hpp: NN-17 (39 parameters), docs/models.md §12.3.
 //   - parameter blocks, counts, the fixed initial tables and the clamp box;
 //   - the first step and the prediction head against the spec's formulas;
+//   - card(): one pass over a card's rows, predict()'s values to the bit;
 //   - training (srs/optim/trainers/neural.hpp): learning on simulated users
 //     (LogLoss below AVG's) and determinism.
 // The gradient kernel (srs/optim/kernels/nn17.hpp): tests/optim/neural_kernels.test.cpp.
@@ -15,6 +16,7 @@
 
 #include <srs/models/avg.hpp>             // srs::models::Avg
 #include <srs/models/nn17.hpp>            // srs::models::Nn17
+#include <srs/optim/replay.hpp>           // srs::optim::Predictor
 #include <srs/optim/trainers/neural.hpp>  // srs::optim::train (NN-17)
 #include <support/neural_check.hpp>       // srs::test::random_cards, perturbed_params, rows_loss
 
@@ -87,6 +89,28 @@ TEST_CASE("NN-17: first review sets S0[g-1], D0[g-1], p = RW(D, S, 0.9^(Δ/S)), 
         const double want = std::clamp(std::exp(-std::log1p(std::exp(mlp(w, 11, x)))), 1e-4, 0.9999);
         CHECK(m.predict(std::span<const double, 39>(w), h, dt) == doctest::Approx(want).epsilon(1e-14));
       }
+    }
+  }
+}
+
+TEST_CASE("NN-17: one pass over a card (the evaluator's Predictor) gives predict()'s values to the bit") {
+  // A card (t, r) with lapses; rows after 1..7 reviews, some after the same number at other intervals.
+  srs::data::Dataset ds;
+  ds.steps = {{0, 3}, {2, 1}, {1, 3}, {4, 2}, {9, 1}, {1, 4}, {20, 3}};
+  const std::vector<std::size_t> len{1, 2, 2, 3, 5, 6, 7, 7};
+  const std::vector<double> dt{2, 1, 7, 4, 1, 20, 0.5, 60};
+  for (std::uint64_t seed : {1u, 2u}) {
+    const auto w = random_nn17(seed);
+    const Nn17 m;
+    const auto ws = std::span<const double, 39>(w);
+    const srs::optim::Predictor<double, Nn17> pred(m, ws);
+    std::vector<double> got(len.size(), -1.0);
+    pred.card(
+        std::span<const srs::data::Step>(ds.steps), len.size(), [&](std::size_t k) { return len[k]; },
+        [&](std::size_t k) { return dt[k]; }, [&](std::size_t k, double p) { got[k] = p; });
+    for (std::size_t k = 0; k < len.size(); ++k) {
+      CAPTURE(k);
+      CHECK(got[k] == m.predict(ws, std::span<const srs::data::Step>(ds.steps).first(len[k]), dt[k]));
     }
   }
 }

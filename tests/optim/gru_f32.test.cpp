@@ -27,46 +27,7 @@ namespace {
 
 using srs::models::Gru;
 using srs::models::GruP;
-using srs::optim::Lanes;
 namespace sd = srs::optim::detail;
-
-template <class M>
-double gf_float(const M& m, const std::array<double, M::num_params>& w, const std::vector<sd::F32Batch>& batches,
-                Lanes lanes, std::vector<double>& grad) {
-  grad.assign(M::num_params, 0.0);
-  auto ws = srs::optim::make_f32_workspace(m);
-  double l = 0;
-  for (const auto& b : batches)
-    l += srs::optim::batch_loss_f32(m, std::span<const double, M::num_params>(w), b, grad.data(), ws, lanes);
-  return l;
-}
-
-/// Loss within 2e-6 and every parameter block's gradient within 1e-4 (relative,
-/// in norm) of the double kernel, in both instances.
-template <class M>
-void gf_agree(const M& m, double scale) {
-  for (std::uint64_t seed : {1u, 2u, 3u}) {
-    const auto ds = srs::test::random_cards(seed + 40, 120, 20);
-    std::vector<double> weights(ds.items.size());
-    srs::models::detail::InitRng rng(seed);
-    for (double& x : weights) x = 0.5 + rng.uniform();
-    const auto batches = srs::test::batches_of(m, ds, 300, weights);
-    REQUIRE(batches.size() > 1);
-    std::vector<sd::F32Batch> fb;
-    for (const auto& b : batches) fb.push_back(sd::to_f32(b));
-    const auto w = srs::test::perturbed_params(m, seed, 5, [&](std::size_t) { return scale; });
-    std::vector<double> gd(M::num_params, 0.0), gf;
-    double ld = 0;
-    for (const auto& b : batches)
-      ld += srs::optim::batch_loss(m, std::span<const double, M::num_params>(*w), b, gd.data());
-    for (const Lanes lanes : srs::test::f32_instances()) {
-      INFO(M::name << ", seed " << seed << ", instance " << (lanes == Lanes::avx2 ? "avx2" : "portable"));
-      const double lf = gf_float(m, *w, fb, lanes, gf);
-      CHECK(lf == doctest::Approx(ld).epsilon(2e-6));
-      srs::test::check_blocks_close(M::layout(), gf, gd, 1e-4);
-    }
-  }
-}
 
 template <class M>
 void gf_deterministic(const M& m) {
@@ -76,29 +37,7 @@ void gf_deterministic(const M& m) {
   std::vector<sd::F32Batch> fb;
   for (const auto& b : batches) fb.push_back(sd::to_f32(b));
   const auto w = srs::test::perturbed_params(m, 4, 5, [](std::size_t) { return 0.3; });
-  constexpr std::size_t n = M::num_params;
-  for (const Lanes lanes : srs::test::f32_instances()) {
-    std::vector<double> once, again;
-    const double l1 = gf_float(m, *w, fb, lanes, once);
-    const double l2 = gf_float(m, *w, fb, lanes, again);
-    CHECK(l1 == l2);
-    CHECK(once == again);
-    // Each batch in a fresh workspace, largest first (the kept one only grows).
-    std::vector<double> fresh(n, 0.0);
-    double l3 = 0;
-    for (std::size_t k = fb.size(); k-- > 0;) {
-      auto ws = srs::optim::make_f32_workspace(m);
-      std::vector<double> g(n, 0.0);
-      l3 += srs::optim::batch_loss_f32(m, std::span<const double, n>(*w), fb[k], g.data(), ws, lanes);
-      for (std::size_t i = 0; i < n; ++i) fresh[i] += g[i];
-    }
-    CHECK(l3 == doctest::Approx(l1).epsilon(1e-12));
-    for (std::size_t i = 0; i < n; ++i) CHECK(fresh[i] == doctest::Approx(once[i]).epsilon(1e-12).scale(1e-9));
-    auto ws = srs::optim::make_f32_workspace(m);
-    double l4 = 0;
-    for (const auto& b : fb) l4 += srs::optim::batch_loss_f32(m, std::span<const double, n>(*w), b, nullptr, ws, lanes);
-    CHECK(l4 == l1);
-  }
+  srs::test::check_f32_deterministic(m, std::span<const double, M::num_params>(*w), fb);
 }
 
 template <class M>
@@ -134,11 +73,15 @@ void gf_fine_tune(M m) {
 }  // namespace
 
 TEST_CASE("GRU float32: loss and gradient agree with the double kernel, block by block, in every instance") {
-  gf_agree(Gru{}, 0.5);
+  srs::test::check_f32_agrees(Gru{}, 40, 120, 20, 300, [](std::uint64_t seed) {
+    return srs::test::perturbed_params(Gru{}, seed, 5, [](std::size_t) { return 0.5; });
+  });
 }
 
 TEST_CASE("GRU-P float32: loss and gradient agree with the double kernel, block by block, in every instance") {
-  gf_agree(GruP{}, 0.3);
+  srs::test::check_f32_agrees(GruP{}, 40, 120, 20, 300, [](std::uint64_t seed) {
+    return srs::test::perturbed_params(GruP{}, seed, 5, [](std::size_t) { return 0.3; });
+  });
 }
 
 TEST_CASE("GRU, GRU-P float32: deterministic, and a workspace kept from batch to batch changes nothing") {

@@ -25,54 +25,17 @@
 namespace {
 
 using srs::models::Lstm;
-using srs::optim::Lanes;
 namespace sd = srs::optim::detail;
 
 std::unique_ptr<std::array<double, 8869>> lf_params(std::uint64_t seed) {
   return srs::test::perturbed_params(Lstm{}, seed, 5, [](std::size_t) { return 0.1; });
 }
 
-/// Loss and gradient of the double kernel over `batches` at w.
-double lf_double(const Lstm& m, const std::array<double, 8869>& w, const std::vector<Lstm::Batch>& batches,
-                 std::vector<double>& grad) {
-  grad.assign(8869, 0.0);
-  double l = 0;
-  for (const auto& b : batches) l += srs::optim::batch_loss(m, std::span<const double, 8869>(w), b, grad.data());
-  return l;
-}
-double lf_float(const std::array<double, 8869>& w, const std::vector<sd::F32Batch>& batches, Lanes lanes,
-                std::vector<double>& grad) {
-  grad.assign(8869, 0.0);
-  sd::LstmF32Workspace ws;
-  double l = 0;
-  for (const auto& b : batches) l += srs::optim::batch_loss_f32(std::span<const double, 8869>(w), b, grad.data(), ws, lanes);
-  return l;
-}
-
 }  // namespace
 
 TEST_CASE("LSTM float32: loss and gradient agree with the double kernel, block by block, in every instance") {
-  const Lstm m;
-  for (std::uint64_t seed : {1u, 2u, 3u}) {
-    const auto ds = srs::test::random_cards(seed + 20, 60, 14);
-    std::vector<double> weights(ds.items.size());
-    srs::models::detail::InitRng rng(seed);
-    for (double& x : weights) x = 0.5 + rng.uniform();
-    const auto batches = srs::test::batches_of(m, ds, 150, weights);
-    REQUIRE(batches.size() > 1);
-    std::vector<sd::F32Batch> fb;
-    for (const auto& b : batches) fb.push_back(sd::to_f32(b));
-    const auto w = lf_params(seed);
-    std::vector<double> gd, gf;
-    const double ld = lf_double(m, *w, batches, gd);
-    for (const Lanes lanes : srs::test::f32_instances()) {
-      INFO("seed " << seed << ", instance " << (lanes == Lanes::avx2 ? "avx2" : "portable"));
-      const double lf = lf_float(*w, fb, lanes, gf);
-      CHECK(lf == doctest::Approx(ld).epsilon(2e-6));
-      // Per block of the layout: ‖g_f32 - g_double‖ ≤ 1e-4 ‖g_double‖ (float sums over the batch).
-      srs::test::check_blocks_close(Lstm::layout(), gf, gd, 1e-4);
-    }
-  }
+  // Per block of the layout: ‖g_f32 - g_double‖ ≤ 1e-4 ‖g_double‖ (float sums over the batch).
+  srs::test::check_f32_agrees(Lstm{}, 20, 60, 14, 150, [](std::uint64_t seed) { return lf_params(seed); });
 }
 
 TEST_CASE("LSTM float32: deterministic, and a workspace kept from batch to batch changes nothing") {
@@ -82,30 +45,7 @@ TEST_CASE("LSTM float32: deterministic, and a workspace kept from batch to batch
   REQUIRE(batches.size() > 2);
   std::vector<sd::F32Batch> fb;
   for (const auto& b : batches) fb.push_back(sd::to_f32(b));
-  const auto w = lf_params(4);
-  for (const Lanes lanes : srs::test::f32_instances()) {
-    std::vector<double> once, again;
-    const double l1 = lf_float(*w, fb, lanes, once);  // one workspace for all batches
-    const double l2 = lf_float(*w, fb, lanes, again);
-    CHECK(l1 == l2);
-    CHECK(once == again);
-    // Each batch in a fresh workspace, largest first (the kept one only grows).
-    std::vector<double> fresh(8869, 0.0);
-    double l3 = 0;
-    for (std::size_t k = fb.size(); k-- > 0;) {
-      sd::LstmF32Workspace ws;
-      std::vector<double> g(8869, 0.0);
-      l3 += srs::optim::batch_loss_f32(std::span<const double, 8869>(*w), fb[k], g.data(), ws, lanes);
-      for (std::size_t i = 0; i < g.size(); ++i) fresh[i] += g[i];
-    }
-    CHECK(l3 == doctest::Approx(l1).epsilon(1e-12));
-    for (std::size_t i = 0; i < fresh.size(); ++i) CHECK(fresh[i] == doctest::Approx(once[i]).epsilon(1e-12).scale(1e-9));
-    // Without a gradient: the same loss.
-    sd::LstmF32Workspace ws;
-    double l4 = 0;
-    for (const auto& b : fb) l4 += srs::optim::batch_loss_f32(std::span<const double, 8869>(*w), b, nullptr, ws, lanes);
-    CHECK(l4 == l1);
-  }
+  srs::test::check_f32_deterministic(m, std::span<const double, 8869>(*lf_params(4)), fb);
 }
 
 TEST_CASE("LSTM float32: fine-tuning in float32 follows the double fine-tuning, and float64 is the double kernel") {

@@ -28,7 +28,8 @@
 #include <srs/eval/evaluator.hpp>         // srs::eval::Evaluator, TimeSeriesSplit
 #include <srs/eval/metrics.hpp>           // srs::eval::LogLoss
 #include <srs/models/neural.hpp>          // srs::models::ParamBlock, PretrainOptions, detail::row_refs
-#include <srs/optim/kernels/f32.hpp>      // srs::optim::detail::f32_uses_avx2
+#include <srs/optim/kernels/f32.hpp>      // srs::optim::detail::f32_uses_avx2, F32Batch
+#include <srs/optim/kernels/lstm_f32.hpp>  // srs::optim::batch_loss_f32, make_f32_workspace (LSTM)
 #include <srs/optim/replay.hpp>           // srs::optim::bce
 #include <srs/optim/trainers/neural.hpp>  // srs::optim::pretrain, detail::make_batches
 #include <srs/sched/synthetic.hpp>        // srs::sched::simulate_user, SimulationOptions
@@ -235,11 +236,13 @@ inline std::vector<optim::Lanes> f32_instances() {
   return out;
 }
 
-/// Checks, per parameter block of `layout`, ‖got - want‖ ≤ tol ‖want‖ (and
-/// that the block's gradient is not zero).
+/// Checks, per parameter block of `layout`, ‖got - want‖ ≤ tol ‖want‖ +
+/// whole_tol ‖want of every block‖ (and that the block's gradient is not zero).
 template <class Layout>
 void check_blocks_close(const Layout& layout, const std::vector<double>& got, const std::vector<double>& want,
-                        double tol) {
+                        double tol, double whole_tol = 0) {
+  double whole = 0;
+  for (double x : want) whole += x * x;
   std::size_t at = 0;
   for (const auto& blk : layout) {
     double diff = 0, norm = 0;
@@ -249,8 +252,82 @@ void check_blocks_close(const Layout& layout, const std::vector<double>& got, co
     }
     INFO("block " << blk.name);
     CHECK(norm > 0);
-    CHECK(std::sqrt(diff) <= tol * std::sqrt(norm));
+    CHECK(std::sqrt(diff) <= tol * std::sqrt(norm) + whole_tol * std::sqrt(whole));
     at += blk.size();
+  }
+}
+
+/// A float32 kernel (optim::batch_loss_f32 with optim::make_f32_workspace) over
+/// `fb` at `w`, in every instance: the same loss and gradient twice; a
+/// workspace per batch (largest first) gives what one kept for all gives; the
+/// loss alone is the same.
+template <class M>
+void check_f32_deterministic(const M& m, std::span<const double, M::num_params> w,
+                             const std::vector<optim::detail::F32Batch>& fb) {
+  constexpr std::size_t n = M::num_params;
+  auto run = [&](optim::Lanes lanes, std::vector<double>& grad) {
+    grad.assign(n, 0.0);
+    auto ws = std::make_unique<decltype(optim::make_f32_workspace(m))>();
+    double l = 0;
+    for (const auto& b : fb) l += optim::batch_loss_f32(m, w, b, grad.data(), *ws, lanes);
+    return l;
+  };
+  for (const optim::Lanes lanes : f32_instances()) {
+    std::vector<double> once, again;
+    const double l1 = run(lanes, once);
+    const double l2 = run(lanes, again);
+    CHECK(l1 == l2);
+    CHECK(once == again);
+    std::vector<double> fresh(n, 0.0), g;
+    double l3 = 0;
+    for (std::size_t k = fb.size(); k-- > 0;) {
+      auto ws = std::make_unique<decltype(optim::make_f32_workspace(m))>();
+      g.assign(n, 0.0);
+      l3 += optim::batch_loss_f32(m, w, fb[k], g.data(), *ws, lanes);
+      for (std::size_t i = 0; i < n; ++i) fresh[i] += g[i];
+    }
+    CHECK(l3 == doctest::Approx(l1).epsilon(1e-12));
+    for (std::size_t i = 0; i < n; ++i) CHECK(fresh[i] == doctest::Approx(once[i]).epsilon(1e-12).scale(1e-9));
+    auto ws = std::make_unique<decltype(optim::make_f32_workspace(m))>();
+    double l4 = 0;
+    for (const auto& b : fb) l4 += optim::batch_loss_f32(m, w, b, nullptr, *ws, lanes);
+    CHECK(l4 == l1);
+  }
+}
+
+/// A float32 kernel against the model's double one (optim::batch_loss) on
+/// `cards` random cards of up to `max_len` steps (seeds 1..3, offset by
+/// `ds_seed`), rows weighted, batches of `batch_size` rows, parameters
+/// `params(seed)` (a unique_ptr to the array): in every instance the loss within
+/// 2e-6 and each block's gradient within 1e-4 of its norm plus `whole_tol` of
+/// the whole gradient's.
+template <class M, class Params>
+void check_f32_agrees(const M& m, std::uint64_t ds_seed, std::size_t cards, std::size_t max_len,
+                      std::size_t batch_size, Params params, double whole_tol = 0) {
+  constexpr std::size_t n = M::num_params;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto ds = random_cards(seed + ds_seed, cards, max_len);
+    std::vector<double> weights(ds.items.size());
+    models::detail::InitRng rng(seed);
+    for (double& x : weights) x = 0.5 + rng.uniform();
+    const auto batches = batches_of(m, ds, batch_size, weights);
+    REQUIRE(batches.size() > 1);
+    std::vector<optim::detail::F32Batch> fb;
+    for (const auto& b : batches) fb.push_back(optim::detail::to_f32(b));
+    const auto w = params(seed);
+    const std::span<const double, n> ws(*w);
+    std::vector<double> gd(n, 0.0), gf;
+    double ld = 0;
+    for (const auto& b : batches) ld += optim::batch_loss(m, ws, b, gd.data());
+    for (const optim::Lanes lanes : f32_instances()) {
+      INFO(M::name << ", seed " << seed << ", instance " << (lanes == optim::Lanes::avx2 ? "avx2" : "portable"));
+      gf.assign(n, 0.0);
+      auto work = std::make_unique<decltype(optim::make_f32_workspace(m))>();
+      double lf = 0;
+      for (const auto& b : fb) lf += optim::batch_loss_f32(m, ws, b, gf.data(), *work, lanes);
+      CHECK(lf == doctest::Approx(ld).epsilon(2e-6));
+      check_blocks_close(M::layout(), gf, gd, 1e-4, whole_tol);
+    }
   }
 }
 

@@ -146,12 +146,12 @@ Protocol flags (as in the reference benchmark; they also name the result file):
   --precision P       arithmetic of predictions: float (default; the reference's
                       float32, reproduces its predictions) or double
   --lanes L           vector lanes of the training passes that have them (FSRS-7,
-                      ACT-R; FSRS-6 with --fast; LSTM, GRU, GRU-P in float): auto
-                      (default: the widest this CPU runs), avx2, sse2, or scalar (one
-                      row at a time with libm: the same results to the last bit on
-                      every machine; slower; the neural models in float: their
-                      portable 4-lane kernel)
-  --train-precision P arithmetic of the training of LSTM, GRU and GRU-P: float
+                      ACT-R; FSRS-6 with --fast; LSTM, GRU, GRU-P, NN-17 in float):
+                      auto (default: the widest this CPU runs), avx2, sse2, or scalar
+                      (one row at a time with libm: the same results to the last bit
+                      on every machine; slower; the float32 neural kernels: their
+                      portable 4-lane instance)
+  --train-precision P arithmetic of the training of LSTM, GRU, GRU-P, NN-17: float
                       (default; float32 with fused multiply-adds, as the reference
                       trains on a GPU, within the tolerance of docs/performance.md)
                       or double (the same results to the last bit on every machine;

@@ -43,9 +43,11 @@
 /// computed-and-discarded clamp of `best` to [1, 100] has no effect there either.
 ///
 /// `predict` is the math, templated on the scalar type (double, or core::Dual
-/// for the tests' cross-check). The hand-written gradient is optim::batch_loss
+/// for the tests' cross-check); `card` predicts the rows of one card in a
+/// single pass, with the same values. The hand-written gradient is optim::batch_loss
 /// (srs/optim/kernels/nn17.hpp: each card run once, its steps recorded and
-/// backpropagated), the training loop optim::NetworkTrainer
+/// backpropagated; in float32 by default, srs/optim/kernels/nn17_f32.hpp), the
+/// training loop optim::NetworkTrainer
 /// (srs/optim/trainers/neural.hpp).
 #pragma once
 
@@ -182,6 +184,44 @@ struct Nn17 : NeuralBase<Nn17, 39> {
   requires(std::is_same_v<T, double> || core::is_dual_v<T>) T
       predict(std::span<const T, 39> w, std::span<const data::Step> history, double t)
   const {
+    State<T> st;
+    for (std::size_t j = 0; j < history.size(); ++j) step(w, st, j == 0, history[j]);
+    return recall(w, st, t);
+  }
+
+  /// The predictions of n rows of one card in one pass over its `steps` (the
+  /// evaluator's Predictor::card): row k has the first len(k) >= 1 steps as
+  /// history (non-decreasing in k) and interval delta_t(k); emit(k, p). Each
+  /// value is predict()'s to the bit.
+  template <class T, class Len, class Dt, class Emit>
+  requires(std::is_same_v<T, double> || core::is_dual_v<T>)
+  void card(std::span<const T, 39> w, std::span<const data::Step> steps, std::size_t n, Len len, Dt delta_t,
+            Emit emit) const {
+    State<T> st;
+    std::size_t done = 0;  // steps folded into st
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const std::size_t l = len(k); done < l; ++done) step(w, st, done == 0, steps[done]);
+      emit(k, recall(w, st, delta_t(k)));
+    }
+  }
+
+  Batch make_batch(std::span<const detail::SeqSource> seqs) const {
+    Batch b{std::vector<detail::SeqSource>(seqs.begin(), seqs.end()), 0};
+    for (const auto& s : b.seqs) b.rows += s.targets.size();
+    return b;
+  }
+
+ private:
+  /// The recurrence's state: S, D and the Again ratings so far.
+  template <class T>
+  struct State {
+    T s{1.0}, d{1.0};
+    double lapses = 0;
+  };
+
+  /// Folds one review into `st` (`first`: the card's first review).
+  template <class T>
+  void step(std::span<const T, 39> w, State<T>& st, bool first, const data::Step& review) const {
     using O = detail::Nn17Offsets;
     using core::clamp;
     using std::exp;
@@ -190,38 +230,36 @@ struct Nn17 : NeuralBase<Nn17, 39> {
     using A = detail::Nn17Act;
     const std::span<const T> ws(w);
     const double lo = s_min();
-    T s(1.0), d(1.0);
-    double lapses = 0;
-    for (std::size_t j = 0; j < history.size(); ++j) {
-      const double tj = history[j].t;
-      const int g = history[j].rating;
-      if (j == 0) {
-        const auto gi = static_cast<std::size_t>(std::clamp(g, 1, 4) - 1);
-        s = clamp(w[O::s0 + gi], lo, s_max);
-        d = w[O::d0 + gi];
-      } else {
-        const T rt = clamp(detail::exponential_curve(tj, s), detail::nn17_r_min, detail::nn17_r_max);
-        const T rw =
-            clamp(detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, rt}), detail::nn17_r_min, detail::nn17_r_max);
-        const T sr = clamp(detail::nn17_log_09 / log(rw) * tj, lo, s_max);
-        const T nd = detail::nn17_mlp<T, 3, A::sigmoid>(ws, O::next_d, {d, rw, T(static_cast<double>(g))});
-        const T pls = clamp(detail::nn17_mlp<T, 2, A::softplus>(ws, O::pls, {rw, T(lapses)}), lo, s_max);
-        const T sinc_t = 1.0 + exp(w[O::sinc_w]) * (5.0 * (1.0 - nd) + 1.0) * pow(sr, -w[O::sinc_w + 1]) *
-                                   exp(-rw * w[O::sinc_w + 2]);
-        const T sinc_nn = 1.0 + detail::nn17_mlp<T, 3, A::softplus>(ws, O::sinc, {nd, sr, rw});
-        const T best = 1.0 + detail::nn17_mlp<T, 2, A::softplus>(ws, O::best, {sinc_t, sinc_nn});
-        s = clamp(g > 1 ? sr * best : pls, lo, s_max);
-        d = nd;
-      }
-      if (g == 1) lapses += 1;
+    const double tj = review.t;
+    const int g = review.rating;
+    if (first) {
+      const auto gi = static_cast<std::size_t>(std::clamp(g, 1, 4) - 1);
+      st.s = clamp(w[O::s0 + gi], lo, s_max);
+      st.d = w[O::d0 + gi];
+    } else {
+      const T& s = st.s;
+      const T& d = st.d;
+      const T rt = clamp(detail::exponential_curve(tj, s), detail::nn17_r_min, detail::nn17_r_max);
+      const T rw =
+          clamp(detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, rt}), detail::nn17_r_min, detail::nn17_r_max);
+      const T sr = clamp(detail::nn17_log_09 / log(rw) * tj, lo, s_max);
+      const T nd = detail::nn17_mlp<T, 3, A::sigmoid>(ws, O::next_d, {d, rw, T(static_cast<double>(g))});
+      const T pls = clamp(detail::nn17_mlp<T, 2, A::softplus>(ws, O::pls, {rw, T(st.lapses)}), lo, s_max);
+      const T sinc_t = 1.0 + exp(w[O::sinc_w]) * (5.0 * (1.0 - nd) + 1.0) * pow(sr, -w[O::sinc_w + 1]) *
+                                 exp(-rw * w[O::sinc_w + 2]);
+      const T sinc_nn = 1.0 + detail::nn17_mlp<T, 3, A::softplus>(ws, O::sinc, {nd, sr, rw});
+      const T best = 1.0 + detail::nn17_mlp<T, 2, A::softplus>(ws, O::best, {sinc_t, sinc_nn});
+      st.s = clamp(g > 1 ? sr * best : pls, lo, s_max);
+      st.d = nd;
     }
-    return detail::nn17_mlp<T, 3, A::exp_clamp>(ws, O::rw, {d, s, detail::exponential_curve(t, s)});
+    if (g == 1) st.lapses += 1;
   }
 
-  Batch make_batch(std::span<const detail::SeqSource> seqs) const {
-    Batch b{std::vector<detail::SeqSource>(seqs.begin(), seqs.end()), 0};
-    for (const auto& s : b.seqs) b.rows += s.targets.size();
-    return b;
+  /// P(recall) t days after the state's reviews: RW(D, S, 0.9^(t/S)).
+  template <class T>
+  static T recall(std::span<const T, 39> w, const State<T>& st, double t) {
+    return detail::nn17_mlp<T, 3, detail::Nn17Act::exp_clamp>(std::span<const T>(w), detail::Nn17Offsets::rw,
+                                                              {st.d, st.s, detail::exponential_curve(t, st.s)});
   }
 };
 

@@ -9,8 +9,9 @@
 ///  * `f32_portable` (4 lanes, separate multiplies and adds; SSE2 on x86-64):
 ///    every other CPU, or on request (Lanes::sse2 or Lanes::scalar), and the
 ///    same bits on every machine with the same compiler.
-/// A kernel adds its own routines to both namespaces by including its `.inc`
-/// file once in each, the AVX2 one between SRS_DETAIL_F32_AVX2_BEGIN and
+/// A kernel adds its own routines to both namespaces by naming its `.inc` file
+/// in SRS_DETAIL_F32_KERNEL and including f32/instances.inc, which includes it
+/// once in each, the AVX2 one between SRS_DETAIL_F32_AVX2_BEGIN and
 /// SRS_DETAIL_F32_AVX2_END (so that every function of it is compiled for
 /// `avx2,fma` and called only where the CPU has both).
 ///

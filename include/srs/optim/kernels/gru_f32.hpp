@@ -67,17 +67,8 @@ class GruF32Workspace : public F32Workspace<GruF32Workspace<H>, 9> {
   GruF32Params<H> params;
 };
 
-namespace f32_portable {
-#include <srs/optim/kernels/f32/gru.inc>
-}  // namespace f32_portable
-
-#if SRS_DETAIL_F32_AVX2
-SRS_DETAIL_F32_AVX2_BEGIN
-namespace f32_avx2 {
-#include <srs/optim/kernels/f32/gru.inc>
-}  // namespace f32_avx2
-SRS_DETAIL_F32_AVX2_END
-#endif
+#define SRS_DETAIL_F32_KERNEL <srs/optim/kernels/f32/gru.inc>
+#include <srs/optim/kernels/f32/instances.inc>
 
 }  // namespace srs::optim::detail
 

@@ -91,27 +91,23 @@ class LstmF32Workspace : public F32Workspace<LstmF32Workspace, 47> {
   LstmF32Params params;
 };
 
-namespace f32_portable {
-#include <srs/optim/kernels/f32/lstm.inc>
-}  // namespace f32_portable
-
-#if SRS_DETAIL_F32_AVX2
-SRS_DETAIL_F32_AVX2_BEGIN
-namespace f32_avx2 {
-#include <srs/optim/kernels/f32/lstm.inc>
-}  // namespace f32_avx2
-SRS_DETAIL_F32_AVX2_END
-#endif
+#define SRS_DETAIL_F32_KERNEL <srs/optim/kernels/f32/lstm.inc>
+#include <srs/optim/kernels/f32/instances.inc>
 
 }  // namespace srs::optim::detail
 
 namespace srs::optim {
 
-/// Σ weight·BCE over the batch's rows at `w`, in float32; the gradient added to
-/// `grad` (double) when given. `lanes`: automatic or avx2 run the AVX2 + FMA
-/// instance where the CPU has both, anything else the portable one.
-inline double batch_loss_f32(std::span<const double, 8869> w, const detail::F32Batch& b, double* grad,
-                             detail::LstmF32Workspace& ws, Lanes lanes = Lanes::automatic) {
+/// The float32 workspace of the LSTM (see batch_loss_f32).
+inline detail::LstmF32Workspace make_f32_workspace(const models::Lstm& /*model*/) { return {}; }
+
+/// Σ weight·BCE over the batch's rows of the LSTM at `w`, in float32 (the batch
+/// from detail::to_f32 of the model's batch); the gradient added to `grad`
+/// (double) when given. `lanes`: automatic or avx2 run the AVX2 + FMA instance
+/// where the CPU has both, anything else the portable one.
+inline double batch_loss_f32(const models::Lstm& /*model*/, std::span<const double, 8869> w,
+                             const detail::F32Batch& b, double* grad, detail::LstmF32Workspace& ws,
+                             Lanes lanes = Lanes::automatic) {
   ws.params.set(w.data());
 #if SRS_DETAIL_F32_AVX2
   if (detail::f32_uses_avx2(lanes)) return detail::f32_avx2::lstm32_loss(ws.params, b, grad, ws);

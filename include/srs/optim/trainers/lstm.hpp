@@ -122,7 +122,8 @@ struct NetworkTrainer<models::Lstm> {
         const Batch& b = batches[bi];
         std::fill(grad.begin(), grad.end(), 0.0);
         const double loss =
-            f32 ? optim::batch_loss_f32(std::span<const double, N>(w), batches32[bi], grad.data(), *work32, opt.lanes)
+            f32 ? optim::batch_loss_f32(model, std::span<const double, N>(w), batches32[bi], grad.data(), *work32,
+                                        opt.lanes)
                 : optim::batch_loss(model, std::span<const double, N>(w), b, grad.data());
         const double bsz = static_cast<double>(b.rows);
         const double scale = std::pow(bsz, cfg.batch_size_exp) / bsz;

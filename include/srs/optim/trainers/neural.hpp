@@ -32,7 +32,7 @@
 /// initial weights come from our own seeded generator (same distributions as
 /// PyTorch's initialisers, not PyTorch's random stream). The arithmetic is
 /// double (the kernels of srs/optim/kernels/), except where a model has a
-/// float32 kernel (GRU, GRU-P: HasF32Kernel) and TrainOptions::neural_precision
+/// float32 kernel (GRU, GRU-P, NN-17: HasF32Kernel) and TrainOptions::neural_precision
 /// is float32, its default: then fine-tuning runs that kernel (pretraining
 /// stays in double).
 #pragma once
@@ -59,6 +59,7 @@
 #include <srs/optim/kernels/f32.hpp>   // detail::F32Batch, to_f32
 #include <srs/optim/kernels/gru_f32.hpp>  // optim::batch_loss_f32, make_f32_workspace (GRU, GRU-P)
 #include <srs/optim/kernels/nn17.hpp>  // optim::batch_loss(const models::Nn17&, ...)
+#include <srs/optim/kernels/nn17_f32.hpp>  // optim::batch_loss_f32, make_f32_workspace (NN-17)
 #include <srs/optim/kernels/rnn.hpp>   // optim::batch_loss(const models::GruFamily&, ...)
 #include <srs/optim/kernels/transformer.hpp>  // optim::batch_loss, batch_loss_dropout (Transformer)
 #include <srs/optim/randperm.hpp>             // optim::torch_randperm
@@ -204,7 +205,8 @@ void fit(const M& model, std::span<double, N> w, const std::vector<typename M::B
            });
 }
 
-/// A network with a float32 kernel (GRU, GRU-P: optim/kernels/gru_f32.hpp):
+/// A network with a float32 kernel (GRU, GRU-P: optim/kernels/gru_f32.hpp;
+/// NN-17: nn17_f32.hpp):
 /// optim::make_f32_workspace(model) and optim::batch_loss_f32(model, w,
 /// F32Batch, grad, workspace, lanes).
 template <class M>
