@@ -40,36 +40,6 @@ void gf_deterministic(const M& m) {
   srs::test::check_f32_deterministic(m, std::span<const double, M::num_params>(*w), fb);
 }
 
-template <class M>
-void gf_fine_tune(M m) {
-  m.fine_tune.batch_size = 300;
-  const auto ds = srs::test::random_cards(61, 200, 14);
-  const auto rows = srs::test::all_rows(ds);
-  constexpr std::size_t n = M::num_params;
-  srs::optim::TrainOptions f32, f64;
-  f64.neural_precision = srs::optim::NeuralPrecision::float64;
-  const auto a = srs::optim::NetworkTrainer<M>::train(m, ds, rows, {}, f32);
-  const auto b = srs::optim::NetworkTrainer<M>::train(m, ds, rows, {}, f64);
-  // float64 is the double kernel's reference Trainer, bit for bit.
-  std::array<double, n> c = m.default_params();
-  const std::vector<srs::models::detail::RowRef> refs = srs::models::detail::row_refs(ds, rows, {});
-  const auto batches = sd::make_batches(m, std::span<const srs::models::detail::RowRef>(refs), 300, 64);
-  sd::fit(m, std::span<double, n>(c), batches, m.fine_tune);
-  CHECK(b == c);
-  const auto init = m.default_params();
-  double moved = 0, diff = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    moved = std::max(moved, std::abs(b[k] - init[k]));
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-  }
-  INFO(M::name << ": moved " << moved << ", float32 - float64 " << diff);
-  CHECK(moved > 1e-2);          // the training moved the parameters ...
-  CHECK(diff <= 1e-3 * moved);  // ... and float32 moved them the same way
-  const double la = srs::test::rows_loss(m, std::span<const double, n>(a), ds, rows);
-  const double lb = srs::test::rows_loss(m, std::span<const double, n>(b), ds, rows);
-  CHECK(la == doctest::Approx(lb).epsilon(1e-5));
-}
-
 }  // namespace
 
 TEST_CASE("GRU float32: loss and gradient agree with the double kernel, block by block, in every instance") {
@@ -90,6 +60,6 @@ TEST_CASE("GRU, GRU-P float32: deterministic, and a workspace kept from batch to
 }
 
 TEST_CASE("GRU, GRU-P float32: fine-tuning in float32 follows the double fine-tuning, and float64 is the double kernel") {
-  gf_fine_tune(Gru{});
-  gf_fine_tune(GruP{});
+  srs::test::check_f32_fine_tune(Gru{}, 61);
+  srs::test::check_f32_fine_tune(GruP{}, 61);
 }

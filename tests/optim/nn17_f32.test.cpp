@@ -98,29 +98,5 @@ TEST_CASE("NN-17 float32: deterministic, and a workspace kept from batch to batc
 }
 
 TEST_CASE("NN-17 float32: fine-tuning in float32 follows the double fine-tuning, and float64 is the double kernel") {
-  Nn17 m;
-  m.fine_tune.batch_size = 300;
-  const auto ds = srs::test::random_cards(91, 200, 14);
-  const auto rows = srs::test::all_rows(ds);
-  srs::optim::TrainOptions f32, f64;
-  f64.neural_precision = srs::optim::NeuralPrecision::float64;
-  const auto a = srs::optim::NetworkTrainer<Nn17>::train(m, ds, rows, {}, f32);
-  const auto b = srs::optim::NetworkTrainer<Nn17>::train(m, ds, rows, {}, f64);
-  std::array<double, 39> c = m.default_params();
-  const std::vector<srs::models::detail::RowRef> refs = srs::models::detail::row_refs(ds, rows, {});
-  const auto batches = sd::make_batches(m, std::span<const srs::models::detail::RowRef>(refs), 300, 64);
-  sd::fit(m, std::span<double, 39>(c), batches, m.fine_tune);
-  CHECK(b == c);
-  const auto init = m.default_params();
-  double moved = 0, diff = 0;
-  for (std::size_t k = 0; k < 39; ++k) {
-    moved = std::max(moved, std::abs(b[k] - init[k]));
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-  }
-  INFO("moved " << moved << ", float32 - float64 " << diff);
-  CHECK(moved > 1e-2);
-  CHECK(diff <= 1e-3 * moved);
-  const double la = srs::test::rows_loss(m, std::span<const double, 39>(a), ds, rows);
-  const double lb = srs::test::rows_loss(m, std::span<const double, 39>(b), ds, rows);
-  CHECK(la == doctest::Approx(lb).epsilon(1e-5));
+  srs::test::check_f32_fine_tune(Nn17{}, 91);
 }

@@ -331,4 +331,38 @@ void check_f32_agrees(const M& m, std::uint64_t ds_seed, std::size_t cards, std:
   }
 }
 
+/// Fine-tuning (NetworkTrainer) of a model with a float32 kernel on 200
+/// random cards (seed `ds_seed`, batches of 300 rows): float64 is the double
+/// kernel's reference Trainer to the bit; float32 moves the parameters the same
+/// way (within 1e-3 of how far they move) to a loss within 1e-5.
+template <class M>
+void check_f32_fine_tune(M m, std::uint64_t ds_seed) {
+  m.fine_tune.batch_size = 300;
+  const auto ds = random_cards(ds_seed, 200, 14);
+  const auto rows = all_rows(ds);
+  constexpr std::size_t n = M::num_params;
+  optim::TrainOptions f32, f64;
+  f64.neural_precision = optim::NeuralPrecision::float64;
+  const auto a = optim::NetworkTrainer<M>::train(m, ds, rows, {}, f32);
+  const auto b = optim::NetworkTrainer<M>::train(m, ds, rows, {}, f64);
+  // float64 is the double kernel's reference Trainer, bit for bit.
+  std::array<double, n> c = m.default_params();
+  const std::vector<models::detail::RowRef> refs = models::detail::row_refs(ds, rows, {});
+  const auto batches = optim::detail::make_batches(m, std::span<const models::detail::RowRef>(refs), 300, 64);
+  optim::detail::fit(m, std::span<double, n>(c), batches, m.fine_tune);
+  CHECK(b == c);
+  const auto init = m.default_params();
+  double moved = 0, diff = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    moved = std::max(moved, std::abs(b[k] - init[k]));
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+  }
+  INFO(M::name << ": moved " << moved << ", float32 - float64 " << diff);
+  CHECK(moved > 1e-2);          // the training moved the parameters ...
+  CHECK(diff <= 1e-3 * moved);  // ... and float32 moved them the same way
+  const double la = rows_loss(m, std::span<const double, n>(a), ds, rows);
+  const double lb = rows_loss(m, std::span<const double, n>(b), ds, rows);
+  CHECK(la == doctest::Approx(lb).epsilon(1e-5));
+}
+
 }  // namespace srs::test
